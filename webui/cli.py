@@ -1,0 +1,51 @@
+"""The ``bao`` command line.
+
+Usage: ``bao COMMAND ...``; ``bao --help`` lists the commands. Every command
+reports bad input as a one-line ``bao: error: ...`` message on stderr with
+exit status 2 and never prints a traceback for it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from webui.commands import COMMAND_MODULES
+
+
+class CommandError(Exception):
+    """A user-facing error: printed as one line, exit status 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="bao",
+        description="Camera companion for Bao la Kiswahili.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers.required = True
+    for name in COMMAND_MODULES:
+        module = importlib.import_module(f"webui.commands.{name}")
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        status = args.func(args)
+    except (CommandError, ValueError, OSError) as exc:
+        # ValueError covers the engine's notation/position errors and bad JSON;
+        # OSError covers unreadable files. Both are the user's input, not a bug.
+        print(f"bao: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return int(status or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
