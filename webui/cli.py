@@ -27,7 +27,13 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
     for name in COMMAND_MODULES:
-        module = importlib.import_module(f"webui.commands.{name}")
+        qualified = f"webui.commands.{name}"
+        try:
+            module = importlib.import_module(qualified)
+        except ModuleNotFoundError as exc:
+            if exc.name == qualified:  # that part is not installed in this build
+                continue
+            raise
         module.register(subparsers)
     return parser
 

@@ -8,4 +8,4 @@ numba, Flask, bpy) inside their command functions, not at module level, so
 that ``bao moves start`` stays fast.
 """
 
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = ("rules", "render", "vision", "serve", "hint")
