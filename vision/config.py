@@ -1,0 +1,88 @@
+"""Every threshold of the vision pipeline, grouped by stage.
+
+Nothing else in ``vision/`` holds tuning numbers: stages take a config object
+(default :data:`DEFAULT`) so a test or a benchmark can change one value with
+``dataclasses.replace``. Lengths marked *frac* are fractions of the canonical
+board width or height; lengths in px are in the stage's own image.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class LocateConfig:
+    """Stage 1: finding the four corners of the playing surface."""
+
+    work_long_side_px: int = 480  # image is downscaled to this long side for the search
+    min_area_frac: float = 0.04  # candidate quad must cover >= this share of the image
+    max_area_frac: float = 0.97
+    min_side_px: float = 40.0  # at work scale
+    blur_px: int = 5
+    canny_low: int = 30
+    canny_high: int = 90
+    close_px: int = 7  # closing kernel joining board edges in the edge segmentation
+    open_px: int = 9  # opening kernel detaching reserve seeds from the board blob
+    kmeans_k: tuple[int, ...] = (2, 3)  # colour clusters tried for the colour segmentation
+    approx_eps_frac: tuple[float, ...] = (0.02, 0.04, 0.07)  # of the contour perimeter
+    max_candidates: int = 24  # quads scored by the grid fit
+    min_grid_score: float = 0.18  # best candidate below this -> BoardNotFound
+    refine_edge_band_px: float = 6.0  # full-res band around each side for the line refit
+
+
+@dataclass(frozen=True)
+class RectifyConfig:
+    """Stage 2a: homography to the canonical top view (South at the bottom)."""
+
+    width_px: int = 800  # canonical board width; height = width / aspect
+    default_aspect: float = 2.0  # width / height of the playing surface when unknown
+    min_aspect: float = 1.5
+    max_aspect: float = 2.6
+    score_width_px: int = 160  # small canonical view used to score candidates
+
+
+@dataclass(frozen=True)
+class GridConfig:
+    """Stage 2b: the 4 x 8 pit grid on the canonical view."""
+
+    rows: int = 4
+    cols: int = 8
+    margin_x_frac: float = 0.035  # board edge to the outer pit column's cell edge / width
+    margin_y_frac: float = 0.07  # board edge to the outer row's cell edge / height
+    pit_radius_frac: float = 0.40  # pit radius / cell pitch (min of x and y pitch)
+    search_frac: float = 0.22  # refine each centre within +/- this share of the pitch
+    ring_width_px: float = 3.0  # width of the rim ring template (canonical px)
+    refine_min_gain: float = 1.10  # a local rim peak must beat the nominal by this factor
+    occluded_rim_ratio: float = 0.45  # rim score below this x the median rim -> occluded
+
+
+@dataclass(frozen=True)
+class CountConfig:
+    """Stage 3: pit crops handed to ``count_pit``."""
+
+    crop_size_px: int = 96  # square crop side given to the counter
+    pit_fill: float = 0.85  # pit diameter / crop side (the counter's convention)
+
+
+@dataclass(frozen=True)
+class DecodeConfig:
+    """Stage 4: most likely position and status flags."""
+
+    max_count: int = 40
+    total_min: int = 20  # fewest seeds on the board in any legal position (start)
+    total_max: int = 64
+    uncertain_below: float = 0.6  # per-pit confidence below this -> listed as uncertain
+    hand_min_pits: int = 3  # this many occluded pits (or more) -> hand_over_board
+
+
+@dataclass(frozen=True)
+class VisionConfig:
+    locate: LocateConfig = field(default_factory=LocateConfig)
+    rectify: RectifyConfig = field(default_factory=RectifyConfig)
+    grid: GridConfig = field(default_factory=GridConfig)
+    count: CountConfig = field(default_factory=CountConfig)
+    decode: DecodeConfig = field(default_factory=DecodeConfig)
+
+
+DEFAULT = VisionConfig()

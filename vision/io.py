@@ -1,0 +1,46 @@
+"""Reading images from disk with clear errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.errors import ImageUnreadable
+
+
+def read_image(path: str | Path) -> np.ndarray:
+    """Read an image file as BGR ``uint8`` (H, W, 3).
+
+    Raises:
+        ImageUnreadable: the file does not exist, cannot be read, or is not an image.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise ImageUnreadable(f"{p}: no such file")
+    if p.is_dir():
+        raise ImageUnreadable(f"{p}: is a directory, not an image")
+    try:
+        data = np.fromfile(p, dtype=np.uint8)
+    except OSError as exc:
+        raise ImageUnreadable(f"{p}: cannot read ({exc.strerror})") from None
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if image is None:
+        raise ImageUnreadable(f"{p}: not an image OpenCV can decode (JPEG, PNG, ...)")
+    return image
+
+
+def check_image(image: object) -> np.ndarray:
+    """Validate an in-memory image: BGR or grey ``uint8``; returns BGR."""
+    if not isinstance(image, np.ndarray) or image.dtype != np.uint8:
+        raise ImageUnreadable("expected a uint8 numpy image (BGR, as cv2.imread returns)")
+    if image.ndim == 2:
+        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    if image.ndim != 3 or image.shape[2] not in (3, 4):
+        raise ImageUnreadable(f"expected an (H, W, 3) BGR image, got shape {image.shape}")
+    if image.shape[2] == 4:
+        image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    if min(image.shape[:2]) < 32:
+        raise ImageUnreadable(f"image too small to hold a board: {image.shape[1]}x{image.shape[0]}")
+    return image
