@@ -71,7 +71,7 @@ class SearchResult:
 
 
 def proven_text(score: float, to_move: str) -> str | None:
-    """"South wins in 3" for a proven score from `to_move`'s view, else None."""
+    """ "South wins in 3" for a proven score from `to_move`'s view, else None."""
     if abs(score) <= WIN_SCORE - PROVEN_MARGIN:
         return None
     plies = int(round(WIN_SCORE - abs(score)))
@@ -154,6 +154,14 @@ def best_move(
     )
 
 
+def copy_position(position: Any) -> Any:
+    """An independent copy of a Position (its own undo stack)."""
+    copy = getattr(position, "copy", None)
+    if copy is not None:
+        return copy()
+    return type(position).from_json(position.to_json(), rules=getattr(position, "rules", None))
+
+
 class _Abort(Exception):
     """Raised inside the search when the time or node limit is reached."""
 
@@ -171,9 +179,12 @@ class _Context:
         self.nodes += 1
         if self.node_limit is not None and self.nodes >= self.node_limit:
             raise _Abort
-        if self.deadline is not None and (self.nodes & 255) == 0:
-            if time.perf_counter() >= self.deadline:
-                raise _Abort
+        if (
+            self.deadline is not None
+            and (self.nodes & 255) == 0
+            and time.perf_counter() >= self.deadline
+        ):
+            raise _Abort
 
 
 _EXACT, _LOWER, _UPPER = 0, 1, 2
@@ -297,7 +308,7 @@ def search_position(
     deadline = None if time_limit is None else start + time_limit
     ctx = _Context(evaluate=evaluate, deadline=deadline, node_limit=node_limit)
     ctx.rng.seed(seed)
-    pos = position.copy() if hasattr(position, "copy") else position
+    pos = copy_position(position)
     to_move = pos.to_move
     root_moves = list(pos.legal_moves)
     ctx.rng.shuffle(root_moves)  # seeded tie-breaking between equal moves
