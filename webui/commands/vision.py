@@ -50,6 +50,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     c.set_defaults(func=_calibrate)
 
     # --- count-pit: added here by the counter engineer (vision/count.py) ---
+    k = subparsers.add_parser(
+        "count-pit",
+        help="count the seeds in a photo of one pit",
+        description=(
+            "Count the seeds in a square crop of one pit (the pit centred and filling "
+            "most of the image). Prints the most likely count; --json adds the "
+            "probabilities over 0..40 and the confidence."
+        ),
+    )
+    k.add_argument("image", help="square crop of one pit (JPEG/PNG)")
+    k.add_argument("--json", action="store_true", help="print count, probabilities and confidence")
+    k.set_defaults(func=_count_pit)
     # ------------------------------------------------------------------------
 
 
@@ -95,4 +107,15 @@ def _calibrate(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else Path(args.image).with_suffix(".profile.json")
     profile.save(out)
     print(f"profile written to {out} (grid fit {profile.grid_score:.2f})")
+    return 0
+
+
+def _count_pit(args: argparse.Namespace) -> int:
+    from vision.count import count_pit
+
+    result = count_pit(_read(args.image))
+    if args.json:
+        print(json.dumps(result.to_json()))
+    else:
+        print(result.count)
     return 0

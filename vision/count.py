@@ -1,0 +1,263 @@
+"""Count the seeds in one pit as a probability distribution over 0..40.
+
+``count_pit(crop_bgr, look=None) -> PitCount`` takes a square BGR crop of one
+pit (the pit centred and filling most of it, any side length; see
+docs/vision.md) and returns the most likely count, the distribution over
+counts 0..40 and a confidence.
+
+How: :mod:`vision.features` turns the crop into scale-free features (colour
+statistics, gradient energy, scale-space blob counts over seed sizes from a
+tenth to a third of the pit, histograms, radial profiles); a small multilayer
+perceptron (weights in ``vision/models/counter.npz``, trained by
+``python -m vision.train_counter`` on crops from :mod:`vision.synth_pits`)
+maps them to log-probabilities over the counts. A temperature fitted on
+held-out crops calibrates them, and large counts are further blurred by a
+relative spread (``widen``) because heaped seeds hide each other: a heap of 25
+must give a wide distribution, not a confident wrong answer.
+
+A :class:`SeedLook` learned at calibration from the start position (known
+counts 6, 2, 2, 0) adds the seed and floor colours and the seed size, which
+the same network uses through extra input features.
+Inference is numpy and OpenCV only.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from vision.features import N_LOOK, SIZE, base_features, look_features, prepare
+
+MAX_COUNT = 40
+N_COUNTS = MAX_COUNT + 1
+MODEL_PATH = Path(__file__).with_name("models") / "counter.npz"
+
+
+@dataclass(frozen=True)
+class PitCount:
+    """Result for one pit: most likely count, distribution over 0..40, confidence 0..1."""
+
+    count: int
+    probabilities: np.ndarray  # shape (41,), sums to 1
+    confidence: float
+
+    def to_json(self) -> dict:
+        """The ``bao count-pit --json`` form."""
+        return {
+            "count": int(self.count),
+            "probabilities": [round(float(p), 6) for p in self.probabilities],
+            "confidence": round(float(self.confidence), 4),
+        }
+
+
+@dataclass(frozen=True)
+class SeedLook:
+    """Seed appearance learned at calibration (colours in Lab scaled as in vision.features).
+
+    ``seed_diam_px`` is the seed diameter in pixels of a crop resized to
+    ``vision.features.SIZE``.
+    """
+
+    seed_lab: tuple[float, float, float]
+    floor_lab: tuple[float, float, float]
+    seed_diam_px: float
+    n_crops: int = 0
+
+    def to_json(self) -> dict:
+        return {
+            "seed_lab": [round(float(v), 5) for v in self.seed_lab],
+            "floor_lab": [round(float(v), 5) for v in self.floor_lab],
+            "seed_diam_px": round(float(self.seed_diam_px), 3),
+            "crop_size_px": SIZE,
+            "n_crops": int(self.n_crops),
+        }
+
+    @classmethod
+    def from_json(cls, obj: dict) -> SeedLook:
+        """Inverse of :meth:`to_json`; ValueError on a malformed object."""
+        try:
+            seed = tuple(float(v) for v in obj["seed_lab"])
+            floor = tuple(float(v) for v in obj["floor_lab"])
+            diam = float(obj["seed_diam_px"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"seed_look: malformed ({exc!r}): {obj!r}") from None
+        if len(seed) != 3 or len(floor) != 3 or not 0 < diam < SIZE:
+            raise ValueError(f"seed_look: bad values: {obj!r}")
+        return cls(seed, floor, diam, int(obj.get("n_crops", 0)))  # type: ignore[arg-type]
+
+    def features(self, lab: np.ndarray) -> np.ndarray:
+        return look_features(lab, np.asarray(self.seed_lab, np.float32),
+                             np.asarray(self.floor_lab, np.float32), self.seed_diam_px)
+
+
+def _pit_pixels(lab: np.ndarray) -> np.ndarray:
+    from vision.features import _M
+
+    return lab[_M["pit"]]
+
+
+def fit_seed_look(crops: Sequence[np.ndarray], counts: Sequence[int]) -> SeedLook:
+    """Learn the seed look from pit crops with known counts (e.g. the start position).
+
+    Needs at least one empty pit and one pit with 1..8 seeds. The floor colour
+    is the median of the empty pits; seed pixels are those of the seeded pits
+    farther from the floor colour than 99 % of empty-pit pixels; the seed
+    diameter follows from their area per seed.
+    """
+    if len(crops) != len(counts):
+        raise ValueError(f"fit_seed_look: {len(crops)} crops but {len(counts)} counts")
+    labs = [prepare(_square(_check_crop(c))) for c in crops]
+    empty = [_pit_pixels(lab) for lab, n in zip(labs, counts, strict=True) if n == 0]
+    seeded = [(lab, n) for lab, n in zip(labs, counts, strict=True) if 1 <= n <= 8]
+    if not empty or not seeded:
+        raise ValueError("fit_seed_look needs at least one empty pit and one pit with 1..8 seeds")
+    floor = np.median(np.concatenate(empty), axis=0)
+    d_empty = np.concatenate([np.sqrt(((p - floor) ** 2).sum(axis=1)) for p in empty])
+    thr = max(float(np.percentile(d_empty, 99)), 0.04)
+    seed_px, total = [], 0
+    for lab, n in seeded:
+        p = _pit_pixels(lab)
+        d = np.sqrt(((p - floor) ** 2).sum(axis=1))
+        seed_px.append(p[d > thr])
+        total += n
+    px = np.concatenate(seed_px)
+    if len(px) < 4:  # seeds indistinguishable from the floor: take the farthest pixels
+        p = np.concatenate([_pit_pixels(lab) for lab, _ in seeded])
+        d = np.sqrt(((p - floor) ** 2).sum(axis=1))
+        px = p[d >= np.percentile(d, 90)]
+    seed = np.median(px, axis=0)
+    area = len(px) / max(total, 1)
+    diam = float(np.clip(2 * np.sqrt(area / np.pi), 3.0, SIZE * 0.4))
+    return SeedLook(tuple(float(v) for v in seed), tuple(float(v) for v in floor),  # type: ignore[arg-type]
+                    diam, len(crops))
+
+
+class CounterModel:
+    """The trained MLP and its calibration, loaded from an .npz file."""
+
+    def __init__(self, path: Path = MODEL_PATH) -> None:
+        try:
+            data = np.load(path)
+        except OSError as exc:
+            raise RuntimeError(f"counter model {path} missing: run python -m vision.train_counter") from exc
+        self.mean = data["mean"].astype(np.float32)
+        self.std = data["std"].astype(np.float32)
+        n_layers = int(data["n_layers"])
+        self.weights = [(data[f"W{i}"].astype(np.float32), data[f"b{i}"].astype(np.float32))
+                        for i in range(n_layers)]
+        self.temperature = float(data["temperature"])
+        self.widen = float(data["widen"])
+        self.widen_from = float(data["widen_from"])
+
+    def logits(self, x: np.ndarray) -> np.ndarray:
+        h = (x - self.mean) / self.std
+        for i, (w, b) in enumerate(self.weights):
+            h = h @ w + b
+            if i < len(self.weights) - 1:
+                h = np.maximum(h, 0.0)
+        return h
+
+    def distribution(self, x: np.ndarray) -> np.ndarray:
+        """Calibrated probabilities (rows sum to 1) for feature rows ``x``."""
+        return calibrate(self.logits(np.atleast_2d(x)), self.temperature, self.widen, self.widen_from)
+
+
+def calibrate(logits: np.ndarray, temperature: float, widen: float, widen_from: float) -> np.ndarray:
+    """Softmax at ``temperature``, then blur each row by a Gaussian of sd ``widen * (mean - widen_from)``."""
+    z = logits / temperature
+    z = z - z.max(axis=1, keepdims=True)
+    p = np.exp(z)
+    p /= p.sum(axis=1, keepdims=True)
+    if widen <= 0:
+        return p
+    counts = np.arange(N_COUNTS, dtype=np.float64)
+    out = np.empty_like(p)
+    for i, row in enumerate(p):
+        mean = float(row @ counts)
+        sd = widen * max(0.0, mean - widen_from)
+        if sd < 0.05:
+            out[i] = row
+            continue
+        k = np.exp(-0.5 * ((counts[:, None] - counts[None, :]) / sd) ** 2)
+        k /= k.sum(axis=0, keepdims=True)  # column j: where mass at j spreads to
+        out[i] = k @ row
+    return out / out.sum(axis=1, keepdims=True)
+
+
+@functools.lru_cache(maxsize=2)
+def load_model(path: Path = MODEL_PATH) -> CounterModel:
+    return CounterModel(path)
+
+
+def _check_crop(crop: object) -> np.ndarray:
+    from vision.io import check_image
+
+    if isinstance(crop, np.ndarray) and crop.ndim >= 2 and min(crop.shape[:2]) < 8:
+        raise ValueError(f"pit crop too small: {crop.shape[1]}x{crop.shape[0]} (need 8x8 or more)")
+    if isinstance(crop, np.ndarray) and crop.dtype == np.uint8 and crop.ndim == 3 \
+            and crop.shape[2] == 3:
+        return crop
+    import cv2
+
+    if isinstance(crop, np.ndarray) and crop.dtype == np.uint8 and crop.ndim == 2:
+        return cv2.cvtColor(crop, cv2.COLOR_GRAY2BGR)
+    return check_image(crop)
+
+
+def _square(img: np.ndarray) -> np.ndarray:
+    """The centred square of a non-square crop (the pit is assumed centred)."""
+    h, w = img.shape[:2]
+    if h == w:
+        return img
+    n = min(h, w)
+    y0, x0 = (h - n) // 2, (w - n) // 2
+    return img[y0:y0 + n, x0:x0 + n]
+
+
+def crop_features(crop_bgr: np.ndarray, look: SeedLook | None = None) -> np.ndarray:
+    """The model's input row for one crop: base features then look features (zeros without look)."""
+    lab = prepare(_square(_check_crop(crop_bgr)))
+    extra = look.features(lab) if look is not None else np.zeros(N_LOOK, np.float32)
+    return np.concatenate([base_features(lab), extra])
+
+
+def _result(p: np.ndarray) -> PitCount:
+    p = np.asarray(p, np.float64)
+    p = p / p.sum()
+    k = int(np.argmax(p))
+    return PitCount(k, p, float(p[k]))
+
+
+def count_pit(crop_bgr: np.ndarray, look: SeedLook | None = None) -> PitCount:
+    """Count the seeds in one square pit crop (BGR uint8); see the module doc."""
+    x = crop_features(crop_bgr, look)
+    return _result(load_model().distribution(x)[0])
+
+
+def count_pits(crops: Sequence[np.ndarray], look: SeedLook | None = None) -> list[PitCount]:
+    """:func:`count_pit` for many crops with one network pass."""
+    if not crops:
+        return []
+    x = np.stack([crop_features(c, look) for c in crops])
+    return [_result(p) for p in load_model().distribution(x)]
+
+
+def interval(probabilities: np.ndarray, mass: float = 0.9) -> tuple[int, int]:
+    """Shortest run of counts [lo, hi] around the mode holding at least ``mass`` of the probability."""
+    p = np.asarray(probabilities, np.float64)
+    lo = hi = int(np.argmax(p))
+    acc = p[lo]
+    while acc < mass - 1e-9 and (lo > 0 or hi < len(p) - 1):
+        left = p[lo - 1] if lo > 0 else -1.0
+        right = p[hi + 1] if hi < len(p) - 1 else -1.0
+        if right >= left:
+            hi += 1
+            acc += p[hi]
+        else:
+            lo -= 1
+            acc += p[lo]
+    return lo, hi
