@@ -138,7 +138,7 @@ def _kunamua_plans(state: State, rules: Rules) -> list[Plan]:
     front = board[mine : mine + 8]
 
     # 2.2, 2.2.1: capture if some own front hole and the hole facing it are occupied.
-    captures = []
+    captures: list[Plan] = []
     for r in range(8):
         if front[r] > 0 and board[theirs + opposite(r)] > 0:
             if r in (0, 1):  # 2.2.2 / 4.1: left kichwa or kimbi -> left kichwa
@@ -156,7 +156,7 @@ def _kunamua_plans(state: State, rules: Rules) -> list[Plan]:
     lone_kichwa = occupied in ([LEFT_KICHWA], [RIGHT_KICHWA])
     any_multi = any(n > 1 for n in front)
     owned = state.owned[me]
-    plans = []
+    plans: list[Plan] = []
     for r in occupied:
         if r == state.blocked:  # 5.1: kutakatia
             continue
@@ -203,7 +203,7 @@ def _mtaji_plans(state: State, rules: Rules) -> list[Plan]:
         starts = [r for r in range(8, 16) if board[mine + r] >= 2]
     occupied = [r for r in range(8) if front[r] > 0]
     lone_kichwa = occupied in ([LEFT_KICHWA], [RIGHT_KICHWA])
-    plans = []
+    plans: list[Plan] = []
     for r in starts:
         if r == state.blocked:  # 5.1: kutakatia
             continue
@@ -216,7 +216,7 @@ def _mtaji_plans(state: State, rules: Rules) -> list[Plan]:
 
 def _sowing_holes(r: int, n: int, step: int, rules: Rules) -> list[int]:
     """Ring indices receiving the ``n`` seeds lifted from ``r`` (§7.10 lapping)."""
-    holes = []
+    holes: list[int] = []
     pos = r
     while len(holes) < n:
         pos = (pos + step) % 16
