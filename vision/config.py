@@ -28,7 +28,7 @@ class LocateConfig:
     approx_eps_frac: tuple[float, ...] = (0.02, 0.04, 0.07)  # of the contour perimeter
     max_candidates: int = 24  # quads scored by the grid fit
     min_grid_score: float = 0.18  # best candidate below this -> BoardNotFound
-    refine_edge_band_px: float = 6.0  # full-res band around each side for the line refit
+    refine_edge_band_px: float = 3.0  # work-scale band around each side searched by the line refit
 
 
 @dataclass(frozen=True)
@@ -36,9 +36,9 @@ class RectifyConfig:
     """Stage 2a: homography to the canonical top view (South at the bottom)."""
 
     width_px: int = 800  # canonical board width; height = width / aspect
-    default_aspect: float = 2.0  # width / height of the playing surface when unknown
-    min_aspect: float = 1.5
-    max_aspect: float = 2.6
+    default_aspect: float = 2.345  # width / height of the playing surface when unknown
+    min_aspect: float = 1.6
+    max_aspect: float = 3.0
     score_width_px: int = 160  # small canonical view used to score candidates
 
 
@@ -48,12 +48,18 @@ class GridConfig:
 
     rows: int = 4
     cols: int = 8
-    margin_x_frac: float = 0.035  # board edge to the outer pit column's cell edge / width
-    margin_y_frac: float = 0.07  # board edge to the outer row's cell edge / height
+    # Nominal layout of a typical board (68 x 29 cm, pitch 7.5 x 7 cm, 1 cm gap
+    # between the two halves); the fit refines it on every image.
+    margin_x_frac: float = 0.0588  # board edge to the outer pit column's cell edge / width
+    margin_y_frac: float = 0.1207  # board edge to the outer row's cell edge / height
+    middle_gap_frac: float = 0.0345  # extra space between rows 2 and 3 / height
     pit_radius_frac: float = 0.40  # pit radius / cell pitch (min of x and y pitch)
+    score_tolerance_frac: float = 0.12  # grid score: rim band half-width / pitch
     search_frac: float = 0.22  # refine each centre within +/- this share of the pitch
     ring_width_px: float = 3.0  # width of the rim ring template (canonical px)
-    refine_min_gain: float = 1.10  # a local rim peak must beat the nominal by this factor
+    min_inliers: int = 16  # pits agreeing with the lattice fit needed to move the corners
+    inlier_frac: float = 0.08  # RANSAC reprojection threshold / pitch
+    own_peak_frac: float = 0.06  # a pit keeps its own rim peak within this / pitch of the fit
     occluded_rim_ratio: float = 0.45  # rim score below this x the median rim -> occluded
 
 

@@ -1,0 +1,149 @@
+"""A quick procedural *drawn* Bao board for stage tests (not photoreal).
+
+``draw_scene(counts, corners, ...)`` paints a canonical board (wood, 4 x 8
+round pits, square nyumba at A5/a5, light seeds as separate discs) and warps it
+into a table scene at the given image corners (canonical TL, TR, BR, BL).
+Everything is deterministic for a given ``seed``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.grid import layout
+from vision.holes import HOLE_CELL, HOLES
+
+BOARD_W, BOARD_H = 800, 341  # a 68 x 29 cm board
+_CENTRES, PITCH_X, PITCH_Y = layout((BOARD_W, BOARD_H))
+
+
+@dataclass
+class Scene:
+    image: np.ndarray
+    corners: np.ndarray  # (4, 2) float, canonical TL, TR, BR, BL in image px
+    pit_centers: dict[str, tuple[float, float]]  # image px
+    counts: dict[str, int]
+
+
+def cell_centre(name: str) -> tuple[float, float]:
+    r, c = HOLE_CELL[name]
+    return float(_CENTRES[r, c, 0]), float(_CENTRES[r, c, 1])
+
+
+def draw_board(counts: dict[str, int], rng: np.random.Generator, wood=(60, 110, 160)) -> np.ndarray:
+    """Canonical top view (BOARD_H x BOARD_W) with the given counts drawn as seeds."""
+    img = np.empty((BOARD_H, BOARD_W, 3), np.float32)
+    img[:] = wood
+    grain = rng.normal(0, 1, (BOARD_H, 1)).repeat(BOARD_W, 1)
+    grain = cv2.GaussianBlur(grain.astype(np.float32), (1, 9), 3)
+    img += grain[..., None] * 6
+    radius = int(min(PITCH_X, PITCH_Y) * 0.40)
+    for name in HOLES:
+        cx, cy = cell_centre(name)
+        centre = (int(round(cx)), int(round(cy)))
+        dark = tuple(float(v) * 0.55 for v in wood)
+        rim = tuple(float(v) * 0.35 for v in wood)
+        if name in ("A5", "a5"):
+            h = radius
+            cv2.rectangle(img, (centre[0] - h, centre[1] - h), (centre[0] + h, centre[1] + h), rim, -1)
+            cv2.rectangle(img, (centre[0] - h + 3, centre[1] - h + 3),
+                          (centre[0] + h - 3, centre[1] + h - 3), dark, -1)
+        else:
+            cv2.circle(img, centre, radius, rim, -1)
+            cv2.circle(img, centre, radius - 3, dark, -1)
+        _draw_seeds(img, centre, radius - 6, counts.get(name, 0), rng)
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def _draw_seeds(img: np.ndarray, centre: tuple[int, int], r: int, n: int, rng: np.random.Generator) -> None:
+    seed_r = 5
+    placed: list[tuple[float, float]] = []
+    tries = 0
+    while len(placed) < n and tries < 5000:
+        tries += 1
+        a, d = rng.uniform(0, 2 * np.pi), r * np.sqrt(rng.uniform(0, 1))
+        x, y = centre[0] + d * np.cos(a), centre[1] + d * np.sin(a)
+        if all((x - u) ** 2 + (y - v) ** 2 > (2 * seed_r + 1) ** 2 for u, v in placed):
+            placed.append((x, y))
+    for x, y in placed:
+        cv2.circle(img, (int(round(x)), int(round(y))), seed_r, (215, 225, 230), -1)
+        cv2.circle(img, (int(round(x)) - 1, int(round(y)) - 1), 2, (250, 250, 250), -1)
+
+
+def draw_scene(
+    counts: dict[str, int],
+    corners: np.ndarray | list,
+    size: tuple[int, int] = (640, 360),
+    seed: int = 0,
+    table=(170, 175, 180),
+    wood=(60, 110, 160),
+    clutter: bool = True,
+) -> Scene:
+    """Board warped to ``corners`` (canonical TL, TR, BR, BL) in a ``size`` = (w, h) scene."""
+    rng = np.random.default_rng(seed)
+    w, h = size
+    board = draw_board(counts, rng, wood)
+    scene = np.empty((h, w, 3), np.float32)
+    scene[:] = table
+    scene += rng.normal(0, 4, (h, w, 1)).astype(np.float32)
+    scene = np.clip(scene, 0, 255).astype(np.uint8)
+    if clutter:  # reserve seeds and a mug-like disc away from the middle
+        for _ in range(25):
+            x, y = int(rng.uniform(0, w)), int(rng.uniform(0, h * 0.12))
+            cv2.circle(scene, (x, y), 4, (215, 225, 230), -1)
+        cv2.circle(scene, (int(w * 0.95), int(h * 0.9)), int(h * 0.08), (40, 40, 140), -1)
+    dst = np.asarray(corners, np.float32)
+    src = np.float32([[0, 0], [BOARD_W, 0], [BOARD_W, BOARD_H], [0, BOARD_H]])
+    hmat = cv2.getPerspectiveTransform(src, dst)
+    warped = cv2.warpPerspective(board, hmat, (w, h), flags=cv2.INTER_LINEAR)
+    mask = cv2.warpPerspective(np.full((BOARD_H, BOARD_W), 255, np.uint8), hmat, (w, h))
+    scene[mask > 127] = warped[mask > 127]
+    centres = {}
+    for name in HOLES:
+        p = cv2.perspectiveTransform(np.float32([[cell_centre(name)]]), hmat)[0, 0]
+        centres[name] = (float(p[0]), float(p[1]))
+    return Scene(scene, dst, centres, dict(counts))
+
+
+def default_corners(size: tuple[int, int] = (640, 360), angle_deg: float = 0.0,
+                    tilt: float = 0.0, scale: float = 0.8) -> np.ndarray:
+    """Corners of a board centred in the scene, rotated by ``angle_deg``; ``tilt`` > 0
+    shrinks the far (top) edge like a camera looking from the South."""
+    w, h = size
+    bw = min(w * scale, h * scale * BOARD_W / BOARD_H)
+    bh = bw * BOARD_H / BOARD_W
+    pts = np.float32([[-bw / 2, -bh / 2], [bw / 2, -bh / 2], [bw / 2, bh / 2], [-bw / 2, bh / 2]])
+    pts[:2, 0] *= 1 - tilt
+    a = np.deg2rad(angle_deg)
+    rot = np.float32([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    return pts @ rot.T + np.float32([w / 2, h / 2])
+
+
+def occlude(image: np.ndarray, centre: tuple[float, float], radius: float) -> np.ndarray:
+    """Paint a skin-coloured 'hand' blob (palm + fingers) over the image."""
+    out = image.copy()
+    cx, cy = int(centre[0]), int(centre[1])
+    cv2.ellipse(out, (cx, cy), (int(radius), int(radius * 0.8)), 20, 0, 360, (120, 160, 215), -1)
+    for k in range(4):
+        fx = cx + int((k - 1.5) * radius * 0.45)
+        cv2.ellipse(out, (fx, cy - int(radius * 1.2)), (int(radius * 0.18), int(radius * 0.6)),
+                    0, 0, 360, (120, 160, 215), -1)
+    return out
+
+
+def blob_counter(crop: np.ndarray, look=None):
+    """Throwaway counter for drawn boards: counts light seed discs in the crop."""
+    from types import SimpleNamespace
+
+    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+    mask = (grey > 185).astype(np.uint8)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(mask)
+    areas = stats[1:, cv2.CC_STAT_AREA]
+    count = int(np.sum(areas >= 6))
+    count = min(count, 40)
+    probs = np.full(41, 0.002)
+    probs[count] = 1.0 - 0.002 * 40
+    return SimpleNamespace(count=count, probabilities=probs.tolist(), confidence=float(probs[count]))

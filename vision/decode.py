@@ -1,0 +1,120 @@
+"""Stage 4: per-pit distributions -> the most likely position and its status.
+
+Pure numbers, no image. Holes are in :data:`vision.holes.HOLES` order.
+
+The board total is a constraint: a legal position has 20 (start) to 64 seeds
+on the board — 20 plus one per kunamua move played, 64 in mtaji. The decoded
+position is the joint most likely assignment whose total lies in that range
+(or equals ``expected_total`` when the caller knows the reserves), found by
+dynamic programming over the running total. When keeping to the range costs
+much likelihood, the implied (unconstrained) total is reported as
+``total_implausible:N``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from vision.config import DEFAULT, DecodeConfig
+from vision.holes import HOLES
+
+#: log-likelihood drop (nats) beyond which forcing the total is reported as implausible
+_TOTAL_DROP_NATS = 4.0
+
+
+@dataclass
+class Decoded:
+    counts: dict[str, int]
+    probabilities: dict[str, list[float]]
+    confidence: dict[str, float]
+    status: list[str] = field(default_factory=list)
+    total: int = 0  # seeds on the board in the decoded position
+    implied_total: int = 0  # sum of the per-pit most likely counts
+
+
+def _constrained_map(logp: np.ndarray, allowed: np.ndarray) -> tuple[np.ndarray, float]:
+    """Joint argmax of independent pits subject to total in ``allowed`` (bool over totals)."""
+    n, k = logp.shape
+    tmax = len(allowed) - 1
+    neg = -np.inf
+    best = np.full(tmax + 1, neg)
+    best[0] = 0.0
+    choice = np.zeros((n, tmax + 1), np.int16)
+    for i in range(n):
+        new = np.full(tmax + 1, neg)
+        arg = np.zeros(tmax + 1, np.int16)
+        for c in range(min(k, tmax + 1)):
+            cand = np.full(tmax + 1, neg)
+            cand[c:] = best[: tmax + 1 - c] + logp[i, c]
+            better = cand > new
+            new[better] = cand[better]
+            arg[better] = c
+        best, choice[i] = new, arg
+    scores = np.where(allowed, best, neg)
+    t = int(np.argmax(scores))
+    if not np.isfinite(scores[t]):
+        return logp.argmax(axis=1), float(logp.max(axis=1).sum())
+    counts = np.zeros(n, int)
+    for i in range(n - 1, -1, -1):
+        counts[i] = choice[i, t]
+        t -= counts[i]
+    return counts, float(scores.max())
+
+
+def decode(
+    probabilities: np.ndarray,
+    occluded: np.ndarray | None = None,
+    expected_total: int | None = None,
+    cfg: DecodeConfig = DEFAULT.decode,
+) -> Decoded:
+    """Most likely position from (32, 41) per-pit distributions (HOLES order).
+
+    ``occluded`` (32 bools) marks pits whose rim is hidden: their distribution is
+    flattened, their confidence is 0 and they are named in the status.
+    """
+    p = np.asarray(probabilities, np.float64)
+    if p.shape != (len(HOLES), cfg.max_count + 1):
+        raise ValueError(f"expected ({len(HOLES)}, {cfg.max_count + 1}) probabilities, got {p.shape}")
+    p = np.clip(np.nan_to_num(p, nan=0.0), 0.0, None)
+    p = p / np.maximum(p.sum(axis=1, keepdims=True), 1e-12)
+    occ = np.zeros(len(HOLES), bool) if occluded is None else np.asarray(occluded, bool)
+    uniform = np.full(cfg.max_count + 1, 1.0 / (cfg.max_count + 1))
+    p[occ] = 0.5 * p[occ] + 0.5 * uniform
+    logp = np.log(np.maximum(p, 1e-12))
+    free = logp.argmax(axis=1)
+    implied = int(free.sum())
+    free_ll = float(logp.max(axis=1).sum())
+    allowed = np.zeros(cfg.total_max + 1, bool)
+    if expected_total is not None:
+        if not 0 <= expected_total <= cfg.total_max:
+            raise ValueError(f"expected_total must be 0..{cfg.total_max}, got {expected_total}")
+        allowed[expected_total] = True
+    else:
+        allowed[cfg.total_min :] = True
+    if implied <= cfg.total_max and allowed[implied]:
+        counts, ll = free, free_ll
+    else:
+        counts, ll = _constrained_map(logp, allowed)
+    status: list[str] = []
+    if free_ll - ll > _TOTAL_DROP_NATS or (expected_total is None and not allowed[min(int(counts.sum()), cfg.total_max)]):
+        status.append(f"total_implausible:{implied}")
+    conf = p[np.arange(len(HOLES)), counts]
+    conf[occ] = 0.0
+    occ_names = [n for n, o in zip(HOLES, occ, strict=True) if o]
+    if len(occ_names) >= cfg.hand_min_pits:
+        status.append("hand_over_board")
+    if occ_names:
+        status.append("occluded_pits:" + ",".join(occ_names))
+    unsure = [n for n, c, o in zip(HOLES, conf, occ, strict=True) if c < cfg.uncertain_below and not o]
+    if unsure:
+        status.append("uncertain_pits:" + ",".join(unsure))
+    return Decoded(
+        counts={n: int(c) for n, c in zip(HOLES, counts, strict=True)},
+        probabilities={n: [round(float(v), 5) for v in row] for n, row in zip(HOLES, p, strict=True)},
+        confidence={n: round(float(c), 4) for n, c in zip(HOLES, conf, strict=True)},
+        status=status,
+        total=int(counts.sum()),
+        implied_total=implied,
+    )

@@ -1,0 +1,198 @@
+"""Stage 2b: the 4 x 8 pit grid on the canonical top view.
+
+All points here are canonical-view ``(x, y)`` px; arrays of centres have shape
+``(4, 8, 2)`` indexed ``[row, col]`` with rows top to bottom as in
+:data:`vision.holes.CANONICAL_ROWS`.
+
+The nominal grid (equal cells inside fixed margins) is only the start: every
+pit centre is moved to the peak of a rim-template match (pit rims are rings
+of strong gradient), a homography from lattice indices to those peaks is fitted
+robustly (RANSAC) to absorb small corner errors, and each pit keeps its own
+peak where it agrees with that fit.
+
+Debug: ``python -m vision.grid IMG [--south SIDE] --debug OUT.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.config import DEFAULT, GridConfig
+
+
+@dataclass
+class PitGrid:
+    centres: np.ndarray  # (4, 8, 2) canonical (x, y) px
+    pitch: tuple[float, float]  # (x pitch, y pitch) canonical px
+    rim: np.ndarray  # (4, 8) rim strength at each centre / median rim strength
+    score: float  # grid-fit score of the whole board (see grid_score)
+    board_h: np.ndarray  # 3x3: nominal canonical px -> this view's px (identity if no fit)
+    inliers: int  # pits that agree with the lattice fit
+
+
+def gradient_magnitude(image: np.ndarray) -> np.ndarray:
+    """Float32 gradient magnitude of a BGR or grey image (contrast-normalised)."""
+    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    grey = cv2.GaussianBlur(grey, (3, 3), 0)
+    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
+    mag = cv2.magnitude(gx, gy)
+    return mag / (float(np.percentile(mag, 90)) + 1e-3)
+
+
+def layout(size: tuple[int, int], cfg: GridConfig = DEFAULT.grid) -> tuple[np.ndarray, float, float]:
+    """Nominal pit centres (4, 8, 2) and the (x, y) pitch for a canonical view of ``size``."""
+    w, h = size
+    mx, my, gap = cfg.margin_x_frac * w, cfg.margin_y_frac * h, cfg.middle_gap_frac * h
+    px = (w - 2 * mx) / cfg.cols
+    py = (h - 2 * my - gap) / cfg.rows
+    xs = mx + (np.arange(cfg.cols) + 0.5) * px
+    ys = my + (np.arange(cfg.rows) + 0.5) * py + np.where(np.arange(cfg.rows) >= cfg.rows // 2, gap, 0)
+    gx, gy = np.meshgrid(xs, ys)
+    return np.stack([gx, gy], axis=-1), float(px), float(py)
+
+
+def nominal_centres(size: tuple[int, int], cfg: GridConfig = DEFAULT.grid) -> np.ndarray:
+    """Nominal pit centres, (4, 8, 2) canonical px."""
+    return layout(size, cfg)[0]
+
+
+def _cell_masks(size: tuple[int, int], cfg: GridConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Masks (cell id or -1) of each pit's rim zone and of the wood between pits."""
+    w, h = size
+    centres, px, py = layout(size, cfg)
+    pitch = min(px, py)
+    r_lo = (cfg.pit_radius_frac - cfg.score_tolerance_frac) * pitch
+    r_hi = (cfg.pit_radius_frac + cfg.score_tolerance_frac) * pitch
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    xs, ys = centres[0, :, 0], centres[:, 0, 1]
+    col = np.argmin(np.abs(xx[..., None] - xs), axis=-1)
+    row = np.argmin(np.abs(yy[..., None] - ys), axis=-1)
+    dx, dy = xx - xs[col], yy - ys[row]
+    inside = (np.abs(dx) <= px / 2) & (np.abs(dy) <= py / 2)
+    d = np.hypot(dx, dy)
+    cell_id = np.where(inside, row * cfg.cols + col, -1)
+    disc = inside & (d >= r_lo) & (d <= r_hi)  # the rim zone, with tolerance
+    between = inside & (d > r_hi + 1)  # the wood in the cell corners
+    return np.where(disc, cell_id, -1), np.where(between, cell_id, -1)
+
+
+_MASK_CACHE: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def grid_score(canonical: np.ndarray, cfg: GridConfig = DEFAULT.grid) -> float:
+    """How well a 4 x 8 pit grid explains a canonical view, in -1..1.
+
+    Per cell: (edge energy in a band around the expected pit rim - energy on
+    the wood in the cell corners) / (sum); the band's width
+    (``score_tolerance_frac``) makes the score tolerate corners a few px off.
+    The score is a low quantile over the 32 cells, so a quad that covers only
+    part of the board, or a table area, scores low.
+    """
+    h, w = canonical.shape[:2]
+    key = (w, h, cfg)
+    if key not in _MASK_CACHE:
+        _MASK_CACHE[key] = _cell_masks((w, h), cfg)
+    disc, between = _MASK_CACHE[key]
+    mag = gradient_magnitude(canonical)
+    n = cfg.rows * cfg.cols
+    e_in = np.bincount(disc[disc >= 0], weights=mag[disc >= 0], minlength=n)
+    c_in = np.bincount(disc[disc >= 0], minlength=n)
+    e_out = np.bincount(between[between >= 0], weights=mag[between >= 0], minlength=n)
+    c_out = np.bincount(between[between >= 0], minlength=n)
+    a = e_in / np.maximum(c_in, 1)
+    b = e_out / np.maximum(c_out, 1)
+    per_cell = (a - b) / (a + b + 1e-6)
+    return float(np.quantile(per_cell, 0.25))
+
+
+def _ring(radius: float, width: float) -> np.ndarray:
+    r = int(np.ceil(radius + 2 * width))
+    yy, xx = np.mgrid[-r : r + 1, -r : r + 1].astype(np.float32)
+    d = np.hypot(xx, yy)
+    ring = np.exp(-0.5 * ((d - radius) / width) ** 2).astype(np.float32)
+    return ring / ring.sum()
+
+
+def fit_grid(canonical: np.ndarray, cfg: GridConfig = DEFAULT.grid) -> PitGrid:
+    """Fit the 4 x 8 pit centres on a canonical BGR view (see module docstring)."""
+    h, w = canonical.shape[:2]
+    nominal, px, py = layout((w, h), cfg)
+    pitch = min(px, py)
+    radius = cfg.pit_radius_frac * pitch
+    mag = gradient_magnitude(canonical)
+    resp = cv2.filter2D(mag, -1, _ring(radius, cfg.ring_width_px), borderType=cv2.BORDER_CONSTANT)
+    sx, sy = int(cfg.search_frac * px), int(cfg.search_frac * py)
+    peaks = np.zeros_like(nominal)
+    for r in range(cfg.rows):
+        for c in range(cfg.cols):
+            x0, y0 = nominal[r, c]
+            xa, xb = max(int(x0) - sx, 0), min(int(x0) + sx + 1, w)
+            ya, yb = max(int(y0) - sy, 0), min(int(y0) + sy + 1, h)
+            win = resp[ya:yb, xa:xb]
+            iy, ix = np.unravel_index(int(np.argmax(win)), win.shape)
+            peaks[r, c] = (xa + ix, ya + iy)
+    src = nominal.reshape(-1, 1, 2).astype(np.float32)
+    dst = peaks.reshape(-1, 1, 2).astype(np.float32)
+    hmat, inl = cv2.findHomography(src, dst, cv2.RANSAC, cfg.inlier_frac * pitch)
+    inliers = int(inl.sum()) if inl is not None else 0
+    if hmat is None or inliers < cfg.min_inliers:
+        hmat, fitted = np.eye(3), nominal
+    else:
+        fitted = cv2.perspectiveTransform(src, hmat).reshape(nominal.shape)
+    # each pit keeps its own peak where it agrees with the lattice fit (local refinement)
+    close = np.linalg.norm(peaks - fitted, axis=-1) <= cfg.own_peak_frac * pitch
+    centres = np.where(close[..., None], 0.5 * (peaks + fitted), fitted)
+    xi = np.clip(np.round(centres[..., 0]).astype(int), 0, w - 1)
+    yi = np.clip(np.round(centres[..., 1]).astype(int), 0, h - 1)
+    rim = resp[yi, xi]
+    rim = rim / (float(np.median(rim)) + 1e-6)
+    pitch_xy = (float(np.median(np.diff(centres[..., 0], axis=1))),
+                float(np.median(np.diff(centres[[0, 2], :, 1], axis=0) / 2)))
+    return PitGrid(centres, pitch_xy, rim, grid_score(canonical, cfg), hmat, inliers)
+
+
+def corrected_corners(grid: PitGrid, size: tuple[int, int]) -> np.ndarray:
+    """Playing-surface corners (canonical TL, TR, BR, BL) in this view's px, implied by
+    the pit lattice fit and the nominal margins."""
+    w, h = size
+    pts = np.float32([[0, 0], [w, 0], [w, h], [0, h]]).reshape(-1, 1, 2)
+    return cv2.perspectiveTransform(pts, grid.board_h).reshape(4, 2)
+
+
+def draw_grid(canonical: np.ndarray, grid: PitGrid, cfg: GridConfig = DEFAULT.grid) -> np.ndarray:
+    """Debug picture: centres and pit circles; occluded pits in red."""
+    out = canonical.copy()
+    radius = int(cfg.pit_radius_frac * min(grid.pitch))
+    for (x, y), rim in zip(grid.centres.reshape(-1, 2), grid.rim.ravel(), strict=True):
+        colour = (0, 0, 255) if rim < cfg.occluded_rim_ratio else (0, 255, 0)
+        cv2.circle(out, (int(x), int(y)), radius, colour, 1)
+        cv2.drawMarker(out, (int(x), int(y)), colour, cv2.MARKER_CROSS, 8)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    from vision.io import read_image
+    from vision.locate import locate_board
+    from vision.rectify import orient_corners, rectify
+
+    ap = argparse.ArgumentParser(description="Fit the pit grid on a board image.")
+    ap.add_argument("image")
+    ap.add_argument("--south", default="bottom")
+    ap.add_argument("--debug", metavar="OUT.png", required=True)
+    args = ap.parse_args(argv)
+    img = read_image(args.image)
+    quad = locate_board(img)
+    canonical, _ = rectify(img, orient_corners(quad.corners, args.south), quad.aspect)
+    grid = fit_grid(canonical)
+    cv2.imwrite(args.debug, draw_grid(canonical, grid))
+    print(f"grid score {grid.score:.3f}  pitch {grid.pitch[0]:.1f} x {grid.pitch[1]:.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

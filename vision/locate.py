@@ -1,0 +1,252 @@
+"""Stage 1: find the four corners of the playing surface, without markers.
+
+Method (no single look is assumed):
+
+1. On a downscaled copy, several segmentations are made: colour distance
+   from the table (estimated on the image border), Otsu on grey in both
+   polarities, and closed Canny edges. Each is opened (to detach reserve seeds
+   and clutter touching the board) and its large outer contours are turned into
+   quadrilaterals (polygon approximation of the convex hull, the largest
+   4-vertex subset of the hull, and the minimum-area rectangle).
+2. Every distinct quad is scored by how well a 4 x 8 pit grid fits inside it
+   after rectification (:func:`vision.grid.grid_score`), in both long-axis
+   hypotheses; the best wins.
+3. Its sides are refitted on the full-resolution gradient (robust line fit),
+   and the corners are the lines' intersections.
+
+Points are OpenCV ``(x, y)`` image px. The result is a clockwise quad with
+side 0 -> 1 along the board's long axis (rows of 8 pits);
+:func:`vision.rectify.orient_corners` then applies the South side.
+
+Debug: ``python -m vision.locate IMG --debug OUT.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.config import DEFAULT, VisionConfig
+from vision.errors import BoardNotFound
+from vision.grid import grid_score
+from vision.rectify import canonical_size, homography, order_clockwise
+
+
+@dataclass
+class BoardQuad:
+    corners: np.ndarray  # (4, 2) image (x, y), clockwise, side 0->1 along the long axis
+    score: float  # grid-fit score of the chosen quad
+    aspect: float  # width / height of the playing surface used for rectification
+    method: str  # which segmentation produced it ("given" for user corners)
+
+
+def _masks(small: np.ndarray, cfg: VisionConfig) -> list[tuple[str, np.ndarray]]:
+    lc = cfg.locate
+    blur = cv2.GaussianBlur(small, (lc.blur_px, lc.blur_px), 0)
+    grey = cv2.cvtColor(blur, cv2.COLOR_BGR2GRAY)
+    lab = cv2.cvtColor(blur, cv2.COLOR_BGR2LAB).astype(np.float32)
+    h, w = grey.shape
+    b = max(2, int(0.04 * min(h, w)))
+    border = np.concatenate([lab[:b].reshape(-1, 3), lab[-b:].reshape(-1, 3),
+                             lab[:, :b].reshape(-1, 3), lab[:, -b:].reshape(-1, 3)])
+    table = np.median(border, axis=0)
+    dist = np.linalg.norm(lab - table, axis=2)
+    dist8 = cv2.normalize(dist, None, 0, 255, cv2.NORM_MINMAX).astype(np.uint8)
+    out: list[tuple[str, np.ndarray]] = []
+    _, m = cv2.threshold(dist8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    out.append(("colour", m))
+    _, m = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    out.append(("bright", m))
+    out.append(("dark", 255 - m))
+    edges = cv2.Canny(grey, lc.canny_low, lc.canny_high)
+    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (lc.close_px, lc.close_px))
+    closed = cv2.morphologyEx(edges, cv2.MORPH_CLOSE, k)
+    filled = np.zeros_like(closed)
+    cnts, _ = cv2.findContours(closed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cv2.drawContours(filled, cnts, -1, 255, -1)
+    out.append(("edges", filled))
+    return out
+
+
+def _best_four(hull: np.ndarray) -> np.ndarray | None:
+    """The 4 hull vertices enclosing the largest area (hull simplified first)."""
+    peri = cv2.arcLength(hull, True)
+    pts = cv2.approxPolyDP(hull, 0.01 * peri, True).reshape(-1, 2)
+    if len(pts) < 4:
+        return None
+    if len(pts) > 14:
+        pts = cv2.approxPolyDP(hull, 0.02 * peri, True).reshape(-1, 2)
+        if len(pts) > 14:
+            return None
+    best, best_area = None, 0.0
+    for idx in itertools.combinations(range(len(pts)), 4):
+        q = pts[list(idx)].astype(np.float32)
+        area = cv2.contourArea(q)
+        if area > best_area:
+            best, best_area = q, area
+    return best
+
+
+def _candidates(mask: np.ndarray, cfg: VisionConfig) -> list[np.ndarray]:
+    lc = cfg.locate
+    h, w = mask.shape
+    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (lc.open_px, lc.open_px))
+    opened = cv2.morphologyEx(mask, cv2.MORPH_OPEN, k)
+    cnts, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    quads: list[np.ndarray] = []
+    for cnt in sorted(cnts, key=cv2.contourArea, reverse=True)[:3]:
+        area = cv2.contourArea(cnt)
+        if not lc.min_area_frac * h * w <= area <= lc.max_area_frac * h * w:
+            continue
+        hull = cv2.convexHull(cnt)
+        peri = cv2.arcLength(hull, True)
+        for eps in lc.approx_eps_frac:
+            approx = cv2.approxPolyDP(hull, eps * peri, True)
+            if len(approx) == 4:
+                quads.append(approx.reshape(4, 2).astype(np.float32))
+                break
+        four = _best_four(hull)
+        if four is not None:
+            quads.append(four)
+        quads.append(cv2.boxPoints(cv2.minAreaRect(cnt)).astype(np.float32))
+    return quads
+
+
+def _valid(q: np.ndarray, cfg: VisionConfig) -> bool:
+    if not cv2.isContourConvex(q.reshape(-1, 1, 2).astype(np.float32)):
+        return False
+    sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
+    return bool(sides.min() >= cfg.locate.min_side_px)
+
+
+def _score_quad(small: np.ndarray, quad: np.ndarray, cfg: VisionConfig) -> tuple[float, np.ndarray]:
+    """Best grid score over the two long-axis hypotheses, and the quad rolled accordingly."""
+    size = canonical_size(cfg.rectify.default_aspect, cfg.rectify, cfg.rectify.score_width_px)
+    best, best_q = -2.0, quad
+    for roll in (0, 1):
+        q = np.roll(quad, -roll, axis=0)
+        view = cv2.warpPerspective(small, homography(q, size), size, flags=cv2.INTER_AREA)
+        s = grid_score(view, cfg.grid)
+        if s > best:
+            best, best_q = s, q
+    return best, best_q
+
+
+def _edge_magnitude(grey: np.ndarray) -> np.ndarray:
+    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
+    return cv2.magnitude(gx, gy)
+
+
+def _refine_sides(mag: np.ndarray, quad: np.ndarray, band: float) -> np.ndarray:
+    """Refit each side on a gradient-magnitude image and intersect the lines."""
+    lines = []
+    offsets = np.arange(-band, band + 0.5, 1.0, dtype=np.float32)
+    for i in range(4):
+        p, q = quad[i], quad[(i + 1) % 4]
+        d = (q - p) / (np.linalg.norm(q - p) + 1e-9)
+        n = np.array([-d[1], d[0]], np.float32)
+        ts = np.linspace(0.1, 0.9, 40, dtype=np.float32)
+        base = p[None] + ts[:, None] * (q - p)[None]
+        samples = base[:, None, :] + offsets[None, :, None] * n[None, None, :]
+        mx = np.ascontiguousarray(samples[..., 0], np.float32)
+        my = np.ascontiguousarray(samples[..., 1], np.float32)
+        vals = cv2.remap(mag, mx, my, cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        best = np.argmax(vals, axis=1)
+        strong = vals[np.arange(len(ts)), best] > 0.5 * np.median(vals.max(axis=1)) + 1e-3
+        pts = base + offsets[best][:, None] * n[None]
+        pts = pts[strong]
+        if len(pts) < 8:
+            lines.append((p, d))
+            continue
+        vx, vy, x0, y0 = cv2.fitLine(pts.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([x0, y0]), np.array([vx, vy])))
+    out = np.zeros((4, 2), np.float64)
+    for i in range(4):
+        (p1, d1), (p2, d2) = lines[i - 1], lines[i]
+        a = np.array([d1, -d2]).T
+        if abs(np.linalg.det(a)) < 1e-6:
+            return quad
+        t = np.linalg.solve(a, p2 - p1)
+        out[i] = p1 + t[0] * d1
+    if np.max(np.linalg.norm(out - quad, axis=1)) > 3 * band:
+        return quad
+    return out
+
+
+def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
+    """Find the playing surface in a BGR image (see module docstring).
+
+    Raises:
+        BoardNotFound: no candidate quad holds a plausible 4 x 8 pit grid.
+    """
+    lc = cfg.locate
+    h, w = image.shape[:2]
+    scale = min(1.0, lc.work_long_side_px / max(h, w))
+    small = cv2.resize(image, (int(round(w * scale)), int(round(h * scale))), interpolation=cv2.INTER_AREA)
+    small_mag = _edge_magnitude(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY))
+    seen: list[np.ndarray] = []
+    scored: list[tuple[float, np.ndarray, str]] = []
+    for name, mask in _masks(small, cfg):
+        for quad in _candidates(mask, cfg):
+            q = order_clockwise(quad)
+            if not _valid(q, cfg) or any(np.abs(q - s).max() < 3 for s in seen):
+                continue
+            seen.append(q)
+            q = _refine_sides(small_mag, q, band=lc.refine_edge_band_px)
+            s, q2 = _score_quad(small, q, cfg)
+            scored.append((s, q2, name))
+    if not scored:
+        raise BoardNotFound("no board-sized four-sided shape in the image")
+    scored.sort(key=lambda t: -t[0])
+    best_s, best_q, method = scored[0]
+    if best_s < lc.min_grid_score:
+        raise BoardNotFound(
+            f"no 4x8 pit grid found (best fit {best_s:.2f} < {lc.min_grid_score:.2f})")
+    full = best_q / scale
+    mag = _edge_magnitude(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+    refined = _refine_sides(mag, full, band=max(2.0, 1.5 / scale))
+    return BoardQuad(refined, best_s, cfg.rectify.default_aspect, method)
+
+
+def given_corners(corners: np.ndarray | list, cfg: VisionConfig = DEFAULT) -> BoardQuad:
+    """Wrap user-given canonical TL, TR, BR, BL corners (no search, no reordering)."""
+    q = np.asarray(corners, np.float64)
+    if q.shape != (4, 2) or not np.all(np.isfinite(q)):
+        raise BoardNotFound(f"expected four [x, y] corners, got {np.asarray(corners).tolist()}")
+    if not cv2.isContourConvex(q.astype(np.float32).reshape(-1, 1, 2)):
+        raise BoardNotFound("the four given corners do not form a convex quadrilateral")
+    return BoardQuad(q, float("nan"), cfg.rectify.default_aspect, "given")
+
+
+def draw_quad(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    out = image.copy()
+    pts = np.round(quad).astype(np.int32)
+    cv2.polylines(out, [pts], True, (0, 255, 0), 2)
+    for i, (x, y) in enumerate(pts):
+        cv2.putText(out, str(i), (int(x) + 4, int(y) - 4), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (0, 0, 255), 2)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    from vision.io import read_image
+
+    ap = argparse.ArgumentParser(description="Locate the Bao board in an image.")
+    ap.add_argument("image")
+    ap.add_argument("--debug", metavar="OUT.png", help="write the image with the found quad")
+    args = ap.parse_args(argv)
+    img = read_image(args.image)
+    quad = locate_board(img)
+    print(f"corners {np.round(quad.corners, 1).tolist()} score {quad.score:.3f} via {quad.method}")
+    if args.debug:
+        cv2.imwrite(args.debug, draw_quad(img, quad.corners))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,230 @@
+"""The whole pipeline: one BGR image -> :class:`Recognition`.
+
+``recognize(image, south="bottom", profile=None)`` locates the board (or takes
+the profile's corners), rectifies it with South at the bottom, fits the pit
+grid, lets the pit lattice correct the corners and rectifies again, cuts one
+crop per pit (the counter's convention: docs/vision.md), counts, and decodes.
+
+Debug: ``python -m vision.recognize IMG [--south SIDE] [--calibration PROFILE]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.config import DEFAULT, VisionConfig
+from vision.decode import decode
+from vision.errors import BoardNotFound
+from vision.grid import PitGrid, corrected_corners, fit_grid
+from vision.holes import HOLE_CELL, HOLES, nested
+from vision.io import check_image
+from vision.locate import BoardQuad, given_corners, locate_board
+from vision.profile import BoardProfile
+from vision.rectify import canonical_size, long_axis_first, order_clockwise, orient_corners, rectify, to_image
+
+#: counter(crops, look) -> one object with .probabilities (41 floats) per crop
+Counter = Callable[[Sequence[np.ndarray], Any], Sequence[Any]]
+
+
+@dataclass
+class Recognition:
+    position: dict  # {"south": {"front": [8], "back": [8]}, "north": {...}}
+    probabilities: dict  # same shape, lists of 41 floats
+    confidence: dict  # same shape, floats 0..1
+    board_corners_px: list[list[float]]  # canonical TL, TR, BR, BL, image px
+    status: list[str]
+    timings_ms: dict[str, float]
+    pit_centers_px: dict[str, list[float]] = field(default_factory=dict)
+    total_on_board: int = 0
+    grid_score: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        """Exactly the ``bao recognize --json`` object."""
+        return {
+            "position": self.position,
+            "probabilities": self.probabilities,
+            "confidence": self.confidence,
+            "board_corners_px": self.board_corners_px,
+            "status": self.status,
+            "timings_ms": self.timings_ms,
+        }
+
+    def to_text(self) -> str:
+        """The board as South sees it (North's rows on top), then the status."""
+        if not self.position:
+            return "no board: " + ", ".join(self.status)
+        n, s = self.position["north"], self.position["south"]
+        rows = [list(reversed(n["back"])), list(reversed(n["front"])), s["front"], s["back"]]
+        lines = [" ".join(f"{v:2d}" for v in row) for row in rows]
+        lines.insert(2, "")
+        lines.append(f"total on board {self.total_on_board}")
+        lines.append("status: " + (", ".join(self.status) if self.status else "ok"))
+        return "\n".join(lines)
+
+    @classmethod
+    def not_found(cls, reason: str, timings: dict[str, float]) -> Recognition:
+        return cls({}, {}, {}, [], ["board_not_found", f"reason:{reason}"], timings)
+
+
+def _default_counter(crops: Sequence[np.ndarray], look: Any) -> Sequence[Any]:
+    from vision import count
+
+    batch = getattr(count, "count_pits", None)
+    if batch is not None:
+        return batch(crops, look)
+    return [count.count_pit(c, look) for c in crops]
+
+
+def _seed_look(profile: BoardProfile | None) -> Any:
+    if profile is None or profile.seed_look is None:
+        return None
+    from vision.count import SeedLook
+
+    return SeedLook.from_json(profile.seed_look)
+
+
+def pit_crops(image: np.ndarray, hmat: np.ndarray, grid: PitGrid, cfg: VisionConfig = DEFAULT) -> list[np.ndarray]:
+    """One square crop per hole (HOLES order), straight from the image through the
+    canonical view's homography ``hmat`` (image -> canonical): no double resampling.
+
+    Crop side ``cfg.count.crop_size_px``; the pit's diameter is ``pit_fill`` of it.
+    """
+    size = cfg.count.crop_size_px
+    r_can = cfg.grid.pit_radius_frac * min(grid.pitch)
+    half = r_can / cfg.count.pit_fill  # canonical px from crop centre to crop edge
+    s = 2 * half / size
+    inv = np.linalg.inv(hmat)
+    crops = []
+    for name in HOLES:
+        r, c = HOLE_CELL[name]
+        cx, cy = grid.centres[r, c]
+        # crop px -> canonical px -> image px
+        a = np.array([[s, 0, cx - half], [0, s, cy - half], [0, 0, 1]])
+        m = inv @ a
+        crops.append(cv2.warpPerspective(image, m, (size, size),
+                                         flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                         borderMode=cv2.BORDER_REPLICATE))
+    return crops
+
+
+def _board(image: np.ndarray, south: str, profile: BoardProfile | None, cfg: VisionConfig) -> tuple[np.ndarray, float]:
+    """Canonical TL, TR, BR, BL corners and the aspect, from the profile or the image."""
+    if profile is not None:
+        h, w = image.shape[:2]
+        if tuple(profile.image_size) != (w, h):
+            raise BoardNotFound(
+                f"image is {w}x{h} but the calibration profile was made for "
+                f"{profile.image_size[0]}x{profile.image_size[1]}")
+        quad: BoardQuad = given_corners(profile.corners_px, cfg)
+        corners = quad.corners
+        if south != profile.south_side:
+            corners = orient_corners(long_axis_first(order_clockwise(corners)), south)
+        return corners, profile.aspect
+    quad = locate_board(image, cfg)
+    return orient_corners(quad.corners, south), quad.aspect
+
+
+def recognize(
+    image_bgr: np.ndarray,
+    south: str = "bottom",
+    profile: BoardProfile | None = None,
+    *,
+    cfg: VisionConfig = DEFAULT,
+    counter: Counter | None = None,
+    expected_total: int | None = None,
+    on_missing: str = "raise",
+) -> Recognition:
+    """Read the position on the board in ``image_bgr`` (see module docstring).
+
+    Args:
+        south: image side nearest South's long edge (bottom|top|left|right).
+        profile: calibration of this camera setup (corners, seed look), or None.
+        counter: replaces :func:`vision.count.count_pits` (tests, experiments).
+        expected_total: seeds known to be on the board (64 - reserves), if known.
+        on_missing: "raise" (BoardNotFound) or "status" (a Recognition whose
+            status starts with ``board_not_found``) when no board is found.
+    """
+    image = check_image(image_bgr)
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+
+    def lap(stage: str) -> None:
+        nonlocal t0
+        t1 = time.perf_counter()
+        timings[stage] = round(timings.get(stage, 0.0) + 1000 * (t1 - t0), 2)
+        t0 = t1
+
+    try:
+        corners, aspect = _board(image, south, profile, cfg)
+    except BoardNotFound as exc:
+        if on_missing == "status":
+            lap("locate")
+            return Recognition.not_found(str(exc), timings)
+        raise
+    lap("locate")
+    canonical, hmat = rectify(image, corners, aspect, cfg.rectify)
+    lap("rectify")
+    grid = fit_grid(canonical, cfg.grid)
+    lap("grid")
+    if grid.inliers >= cfg.grid.min_inliers:
+        size = canonical_size(aspect, cfg.rectify)
+        corners = to_image(corrected_corners(grid, size), hmat)
+        canonical, hmat = rectify(image, corners, aspect, cfg.rectify)
+        lap("rectify")
+        grid = fit_grid(canonical, cfg.grid)
+        lap("grid")
+    crops = pit_crops(image, hmat, grid, cfg)
+    results = (counter or _default_counter)(crops, _seed_look(profile))
+    probs = np.array([np.asarray(r.probabilities, np.float64) for r in results])
+    lap("count")
+    rim_by_hole = {n: grid.rim[HOLE_CELL[n]] for n in HOLES}
+    occluded = np.array([rim_by_hole[n] < cfg.grid.occluded_rim_ratio for n in HOLES])
+    dec = decode(probs, occluded, expected_total, cfg.decode)
+    centres_img = to_image(grid.centres.reshape(-1, 2), hmat).reshape(grid.centres.shape)
+    lap("decode")
+    return Recognition(
+        position=nested(dec.counts),
+        probabilities=nested(dec.probabilities),
+        confidence=nested(dec.confidence),
+        board_corners_px=[[round(float(x), 1), round(float(y), 1)] for x, y in corners],
+        status=dec.status,
+        timings_ms=timings,
+        pit_centers_px={n: [round(float(v), 1) for v in centres_img[HOLE_CELL[n]]] for n in HOLES},
+        total_on_board=dec.total,
+        grid_score=grid.score,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    from vision.io import read_image
+
+    ap = argparse.ArgumentParser(description="Recognise the position in one board image.")
+    ap.add_argument("image")
+    ap.add_argument("--south", default="bottom")
+    ap.add_argument("--calibration", metavar="PROFILE")
+    ap.add_argument("--debug", metavar="OUT.png", help="image with corners and pit centres drawn")
+    args = ap.parse_args(argv)
+    img = read_image(args.image)
+    profile = BoardProfile.load(args.calibration) if args.calibration else None
+    rec = recognize(img, args.south, profile)
+    print(rec.to_text())
+    print(json.dumps(rec.timings_ms))
+    if args.debug:
+        out = img.copy()
+        cv2.polylines(out, [np.round(rec.board_corners_px).astype(np.int32)], True, (0, 255, 0), 2)
+        for name, (x, y) in rec.pit_centers_px.items():
+            cv2.putText(out, name, (int(x) - 8, int(y) + 4), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (0, 255, 255), 1)
+        cv2.imwrite(args.debug, out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,115 @@
+"""Stage 2a: orientation and homography to the canonical top view.
+
+Canonical view (docs/ARCHITECTURE.md): South at the bottom, rows top to bottom
+``b8..b1``, ``a8..a1``, ``A1..A8``, ``B1..B8``. Corners are given in image
+pixels ``[x, y]`` in the order top-left, top-right, bottom-right, bottom-left
+of that view.
+
+Debug: ``python -m vision.rectify IMG [--south SIDE] --debug OUT.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import cv2
+import numpy as np
+
+from vision.config import DEFAULT, RectifyConfig
+
+SIDES = ("bottom", "top", "left", "right")
+
+
+def order_clockwise(pts: np.ndarray) -> np.ndarray:
+    """Four (x, y) points in clockwise order as seen in the image (y down),
+    starting with the one nearest the image's top-left."""
+    p = np.asarray(pts, np.float64).reshape(4, 2)
+    c = p.mean(axis=0)
+    ang = np.arctan2(p[:, 1] - c[1], p[:, 0] - c[0])
+    p = p[np.argsort(ang)]  # increasing angle with y down = clockwise on screen
+    start = int(np.argmin(p[:, 0] + p[:, 1]))
+    return np.roll(p, -start, axis=0)
+
+
+def long_axis_first(quad: np.ndarray) -> np.ndarray:
+    """Roll a clockwise quad so that side 0->1 is a long side (by image length)."""
+    q = np.asarray(quad, np.float64)
+    s01 = np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3])
+    s12 = np.linalg.norm(q[2] - q[1]) + np.linalg.norm(q[3] - q[0])
+    return q if s01 >= s12 else np.roll(q, -1, axis=0)
+
+
+def orient_corners(quad: np.ndarray, south: str) -> np.ndarray:
+    """Canonical TL, TR, BR, BL corners from a clockwise quad whose side 0->1 is long.
+
+    ``south`` names the image side nearest the midpoint of South's long edge.
+    """
+    if south not in SIDES:
+        raise ValueError(f"south must be one of {', '.join(SIDES)}, got {south!r}")
+    q = np.asarray(quad, np.float64)
+    # the two long sides: (0, 1) and (2, 3); pick the one nearest the named image side
+    mids = [(q[0] + q[1]) / 2, (q[2] + q[3]) / 2]
+    key = {
+        "bottom": lambda m: -m[1],
+        "top": lambda m: m[1],
+        "left": lambda m: m[0],
+        "right": lambda m: -m[0],
+    }[south]
+    k = 0 if key(mids[0]) < key(mids[1]) else 2
+    # clockwise TL, TR, BR, BL: the South edge is BR -> BL, i.e. (q[k], q[k+1]) = (BR, BL)
+    br, bl, tl, tr = (q[(k + i) % 4] for i in range(4))
+    return np.array([tl, tr, br, bl], np.float64)
+
+
+def canonical_size(aspect: float, cfg: RectifyConfig = DEFAULT.rectify, width: int | None = None) -> tuple[int, int]:
+    """(width, height) in px of the canonical view for a board of this aspect."""
+    w = int(width or cfg.width_px)
+    a = float(np.clip(aspect, cfg.min_aspect, cfg.max_aspect))
+    return w, int(round(w / a))
+
+
+def homography(corners: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """3x3 matrix mapping image px -> canonical px for canonical TL, TR, BR, BL corners."""
+    w, h = size
+    dst = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    return cv2.getPerspectiveTransform(np.asarray(corners, np.float32), dst)
+
+
+def rectify(image: np.ndarray, corners: np.ndarray, aspect: float | None = None,
+            cfg: RectifyConfig = DEFAULT.rectify, width: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Warp the playing surface to the canonical top view.
+
+    Returns ``(canonical_bgr, H)`` with ``H`` mapping image px -> canonical px.
+    """
+    size = canonical_size(aspect or cfg.default_aspect, cfg, width)
+    hmat = homography(corners, size)
+    out = cv2.warpPerspective(image, hmat, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return out, hmat
+
+
+def to_image(points: np.ndarray, hmat: np.ndarray) -> np.ndarray:
+    """Canonical (x, y) points -> image (x, y) points through the inverse of ``hmat``."""
+    pts = np.asarray(points, np.float32).reshape(-1, 1, 2)
+    return cv2.perspectiveTransform(pts, np.linalg.inv(hmat)).reshape(-1, 2)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from vision.io import read_image
+    from vision.locate import locate_board
+
+    ap = argparse.ArgumentParser(description="Locate, orient and rectify a board image.")
+    ap.add_argument("image")
+    ap.add_argument("--south", choices=SIDES, default="bottom")
+    ap.add_argument("--debug", metavar="OUT.png", required=True)
+    args = ap.parse_args(argv)
+    img = read_image(args.image)
+    quad = locate_board(img)
+    corners = orient_corners(quad.corners, args.south)
+    out, _ = rectify(img, corners, quad.aspect)
+    cv2.imwrite(args.debug, out)
+    print(f"corners TL,TR,BR,BL: {np.round(corners, 1).tolist()}  aspect {quad.aspect:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
