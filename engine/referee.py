@@ -1,0 +1,454 @@
+"""The referee's move inference: which legal move explains what the camera read.
+
+Numbers only, no images. The input is an :class:`Observation` — for each of the
+32 pits a probability for every seed count 0..40, as the vision pipeline
+returns them — taken when the board had settled. :func:`infer_move` scores
+every hypothesis about what happened since the last accepted position:
+
+- nothing (the board is as it was),
+- each legal move, with every choice in it (hole, direction, kichwa, stop or
+  safari at the nyumba: the engine lists each such variant as its own move),
+- each legal pair of moves (the next player moved before the board was read),
+  tried only when no single move or "nothing" explains the observation.
+
+A hypothesis predicts exact counts for all 32 pits; its score is the sum of the
+log-probabilities of those counts (seed conservation and the reserve are thus
+built in: every predicted board holds exactly the seeds the rules leave on it).
+The observation's *deficit* against a hypothesis is the best score any board
+could get minus the hypothesis' score, in nats: 0 when every pit's most likely
+count is the predicted one.
+
+The verdict is ``accepted`` only when the best hypothesis explains the
+observation (deficit at most ``RefereeConfig.explain_nats``) and beats every
+hypothesis that predicts a different board by ``RefereeConfig.margin_nats``.
+Otherwise it is ``unexplained`` (nothing legal fits: the pit-by-pit difference
+to the closest candidates is reported) or ``ambiguous`` (several fit: the
+candidates are listed for the players to pick). Nothing is ever guessed.
+
+Example::
+
+    from engine import Position
+    from engine.referee import Observation, infer_move
+
+    pos = Position.start()
+    after, _ = pos.play(pos.parse_move("A6<*"))
+    verdict = infer_move(pos, Observation.from_counts(after.to_json()))
+    verdict.status          # "accepted"
+    verdict.moves[0].notation   # "A6<*"
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from engine import Move, Position, Trace
+
+COUNT_LEVELS = 41
+"""Counts 0..40 have a probability each (the vision pipeline's output size)."""
+
+SIDES = ("south", "north")
+ROWS = ("front", "back")
+HOLES: tuple[str, ...] = tuple(
+    f"{letter}{i}" for letter in ("A", "B", "a", "b") for i in range(1, 9)
+)
+"""The 32 holes in the observation's order: A1..A8, B1..B8, a1..a8, b1..b8
+(south front, south back, north front, north back: the Position JSON order)."""
+
+_MIN_PROB = 1e-9
+
+
+@dataclass(frozen=True)
+class RefereeConfig:
+    """Thresholds of the move inference, in nats (natural-log likelihood units).
+
+    Attributes:
+        explain_nats: the largest deficit for which a hypothesis still counts
+            as explaining the observation (about one pit read confidently
+            wrong, or a few pits read uncertainly).
+        margin_nats: how much better the best hypothesis must score than any
+            hypothesis predicting a different board before it is accepted.
+        pairs: whether to try two-move hypotheses when nothing single fits.
+        candidates: how many closest candidates a verdict reports.
+    """
+
+    explain_nats: float = 12.0
+    margin_nats: float = 4.0
+    pairs: bool = True
+    candidates: int = 5
+
+
+def board_vector(position_json: Mapping[str, Any]) -> np.ndarray:
+    """The 32 pit counts of a Position JSON (or Recognition.position) in HOLES order."""
+    try:
+        values = [
+            int(v)
+            for side in SIDES
+            for row in ROWS
+            for v in position_json[side][row]
+        ]
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"not a board: expected south/north front/back rows, got {position_json!r:.200}") from exc
+    if len(values) != 32:
+        raise ValueError(f"a board has 32 pits, got {len(values)}")
+    return np.array(values, dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class Observation:
+    """Per-pit count probabilities of one settled view.
+
+    Attributes:
+        log_probs: array (32, 41), row i for HOLES[i], column c the natural log
+            of the probability that the pit holds c seeds (floored at 1e-9).
+    """
+
+    log_probs: np.ndarray
+
+    def __post_init__(self) -> None:
+        if self.log_probs.shape != (32, COUNT_LEVELS):
+            raise ValueError(f"log_probs must have shape (32, {COUNT_LEVELS}), got {self.log_probs.shape}")
+
+    @classmethod
+    def from_probabilities(cls, probabilities: Mapping[str, Any]) -> Observation:
+        """Build from ``Recognition.probabilities`` (sides -> rows -> 8 lists of 41 floats)."""
+        rows: list[Sequence[float]] = []
+        try:
+            for side in SIDES:
+                for row in ROWS:
+                    pits = probabilities[side][row]
+                    if len(pits) != 8:
+                        raise ValueError(f"{side} {row}: expected 8 pits, got {len(pits)}")
+                    rows.extend(pits)
+        except (KeyError, TypeError) as exc:
+            raise ValueError("probabilities must map south/north -> front/back -> 8 lists") from exc
+        probs = np.zeros((32, COUNT_LEVELS))
+        for i, p in enumerate(rows):
+            arr = np.asarray(p, dtype=float)
+            if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr < 0):
+                raise ValueError(f"{HOLES[i]}: probabilities must be a list of non-negative numbers")
+            n = min(arr.size, COUNT_LEVELS)
+            probs[i, :n] = arr[:n]
+            if arr.size > COUNT_LEVELS:  # fold any tail into the last level
+                probs[i, -1] += arr[COUNT_LEVELS:].sum()
+            total = probs[i].sum()
+            if total <= 0:
+                raise ValueError(f"{HOLES[i]}: probabilities sum to zero")
+            probs[i] /= total
+        return cls(np.log(np.maximum(probs, _MIN_PROB)))
+
+    @classmethod
+    def from_counts(cls, board: Mapping[str, Any] | Sequence[int], certainty: float = 0.98) -> Observation:
+        """A sharp observation of known counts (a still labelled by hand, or a player's correction).
+
+        ``board`` is a Position JSON / Recognition.position mapping or 32 counts in HOLES order.
+        Each pit gets ``certainty`` on its count and the rest spread over the other counts.
+        """
+        counts = board_vector(board) if isinstance(board, Mapping) else np.asarray(board, dtype=np.int64)
+        if counts.shape != (32,) or np.any(counts < 0):
+            raise ValueError("from_counts needs 32 non-negative counts")
+        rest = (1.0 - certainty) / (COUNT_LEVELS - 1)
+        probs = np.full((32, COUNT_LEVELS), rest)
+        probs[np.arange(32), np.minimum(counts, COUNT_LEVELS - 1)] = certainty
+        return cls(np.log(np.maximum(probs, _MIN_PROB)))
+
+    def most_likely(self) -> np.ndarray:
+        """The most likely count of every pit, in HOLES order."""
+        return np.argmax(self.log_probs, axis=1)
+
+    def confidence(self) -> np.ndarray:
+        """The probability of each pit's most likely count, in HOLES order."""
+        return np.exp(self.log_probs.max(axis=1))
+
+    def best_score(self) -> float:
+        """The log-likelihood of the most likely board (upper bound of every score)."""
+        return float(self.log_probs.max(axis=1).sum())
+
+    def score(self, counts: np.ndarray) -> float:
+        """Log-likelihood of a board of 32 counts (counts above 40 read as 40)."""
+        idx = np.minimum(counts, COUNT_LEVELS - 1)
+        return float(self.log_probs[np.arange(32), idx].sum())
+
+    def pit_scores(self, counts: np.ndarray) -> np.ndarray:
+        """Per-pit deficit (nats) of a board: how much worse than each pit's best reading."""
+        idx = np.minimum(counts, COUNT_LEVELS - 1)
+        return self.log_probs.max(axis=1) - self.log_probs[np.arange(32), idx]
+
+
+@dataclass(frozen=True)
+class MoveVerdict:
+    """What one logged move did.
+
+    Attributes:
+        notation: full notation in the position it was played from.
+        player: "south" or "north".
+        legal: always True for a move the referee accepts (it only accepts legal moves).
+        kind: "capture" or "kutakata".
+        captured: seeds captured from the opponent in the whole move.
+        captured_holes: the opponent holes emptied by captures.
+        nyumba: "safari" or "stop" where the move offered the choice, else None.
+        game_over: the game ended with this move.
+        winner: "south" / "north" when the game is over, else None.
+        reason: the outcome's reason when the game is over.
+        position: Position JSON after the move.
+    """
+
+    notation: str
+    player: str
+    legal: bool
+    kind: str
+    captured: int
+    captured_holes: tuple[str, ...]
+    nyumba: str | None
+    game_over: bool
+    winner: str | None
+    reason: str | None
+    position: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON form (the API's and the game log's verdict)."""
+        return {
+            "notation": self.notation,
+            "player": self.player,
+            "legal": self.legal,
+            "kind": self.kind,
+            "captured": self.captured,
+            "captured_holes": list(self.captured_holes),
+            "nyumba": self.nyumba,
+            "game_over": self.game_over,
+            "winner": self.winner,
+            "reason": self.reason,
+        }
+
+
+def describe_move(before: Position, move: Move, after: Position, trace: Trace) -> MoveVerdict:
+    """The verdict of a legal ``move`` played from ``before`` (``after`` and ``trace`` from ``play``)."""
+    captured_holes: list[str] = []
+    captured = 0
+    for step in trace.steps:
+        if step.kind == "capture":
+            captured += step.count
+            if step.hole is not None:
+                captured_holes.append(step.hole)
+    notation = before.notation(move)
+    nyumba: str | None = None
+    if move.safari:
+        nyumba = "safari"
+    elif Move(move.hole, move.direction, True) in before.legal_moves:
+        nyumba = "stop"
+    outcome = after.outcome()
+    return MoveVerdict(
+        notation=notation,
+        player=before.to_move,
+        legal=True,
+        kind="capture" if trace.capture else "kutakata",
+        captured=captured,
+        captured_holes=tuple(captured_holes),
+        nyumba=nyumba,
+        game_over=outcome is not None,
+        winner=None if outcome is None else outcome.winner,
+        reason=None if outcome is None else outcome.reason,
+        position=after.to_json(),
+    )
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One hypothesis: a sequence of 0, 1 or 2 legal moves and the board it predicts.
+
+    Attributes:
+        notations: the moves in full notation (empty for "nothing happened").
+        counts: the predicted 32 counts (HOLES order).
+        score: log-likelihood of the observation under it.
+        deficit: best possible score minus ``score`` (>= 0; 0 = perfect fit).
+    """
+
+    notations: tuple[str, ...]
+    counts: np.ndarray = field(repr=False)
+    score: float
+    deficit: float
+    moves: tuple[Move, ...] = field(repr=False, default=())
+
+    def difference(self, observed: np.ndarray) -> dict[str, dict[str, int]]:
+        """Pits where the observation's most likely count differs from the prediction."""
+        return {
+            HOLES[i]: {"expected": int(self.counts[i]), "observed": int(observed[i])}
+            for i in range(32)
+            if int(self.counts[i]) != int(observed[i])
+        }
+
+    def to_json(self, observed: np.ndarray) -> dict[str, Any]:
+        return {
+            "moves": list(self.notations),
+            "deficit": round(self.deficit, 3),
+            "difference": self.difference(observed),
+        }
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The referee's answer for one settled observation.
+
+    Attributes:
+        status: "accepted" (``moves`` holds the 1 or 2 moves to log),
+            "unchanged" (the board is as it was), "unexplained" (no legal
+            move fits), "ambiguous" (several fit, players must pick) or
+            "game_over" (the game had already ended; nothing is inferred).
+        moves: verdicts of the accepted moves, in order.
+        candidates: the closest hypotheses, best first.
+        observed: most likely count per pit (HOLES order).
+        expected_total: seeds the rules leave on the board after the best candidate.
+        observed_total: sum of the most likely counts.
+        margin: score of the best minus the best hypothesis predicting another board.
+        message: one line for the players.
+    """
+
+    status: str
+    moves: tuple[MoveVerdict, ...]
+    candidates: tuple[Candidate, ...]
+    observed: np.ndarray = field(repr=False)
+    expected_total: int
+    observed_total: int
+    margin: float
+    message: str
+
+    @property
+    def difference(self) -> dict[str, dict[str, int]]:
+        """Pit-by-pit difference between the best candidate and the reading."""
+        return self.candidates[0].difference(self.observed) if self.candidates else {}
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON form for the API."""
+        return {
+            "status": self.status,
+            "message": self.message,
+            "moves": [m.to_json() for m in self.moves],
+            "candidates": [c.to_json(self.observed) for c in self.candidates],
+            "difference": self.difference,
+            "observed": {h: int(c) for h, c in zip(HOLES, self.observed, strict=True)},
+            "observed_total": self.observed_total,
+            "expected_total": self.expected_total,
+            "margin": None if math.isinf(self.margin) else round(self.margin, 3),
+        }
+
+
+def _counts(position: Position) -> np.ndarray:
+    return board_vector(position.to_json())
+
+
+def _expand(position: Position) -> Iterable[tuple[Move, Position]]:
+    for move in position.legal_moves:
+        after, _trace = position.play(move)
+        yield move, after
+
+
+def _hypotheses(
+    position: Position, observation: Observation, depth: int
+) -> list[tuple[tuple[Move, ...], tuple[str, ...], np.ndarray, float]]:
+    """Every (moves, notations, counts, score) of exactly ``depth`` legal moves."""
+    out: list[tuple[tuple[Move, ...], tuple[str, ...], np.ndarray, float]] = []
+    if depth == 0:
+        counts = _counts(position)
+        return [((), (), counts, observation.score(counts))]
+    for move, after in _expand(position):
+        note = position.notation(move)
+        if depth == 1:
+            counts = _counts(after)
+            out.append(((move,), (note,), counts, observation.score(counts)))
+        elif not after.is_game_over():
+            for moves, notes, counts, score in _hypotheses(after, observation, depth - 1):
+                out.append(((move, *moves), (note, *notes), counts, score))
+    return out
+
+
+def infer_move(
+    position: Position, observation: Observation, config: RefereeConfig | None = None
+) -> Verdict:
+    """Decide which legal move(s), if any, lead from ``position`` to the observed board.
+
+    Args:
+        position: the last accepted position (not modified).
+        observation: the settled reading.
+        config: thresholds; defaults to :class:`RefereeConfig`.
+
+    Returns:
+        A :class:`Verdict`; only ``accepted`` verdicts carry moves to log.
+    """
+    config = config or RefereeConfig()
+    observed = observation.most_likely()
+    best_possible = observation.best_score()
+    if position.is_game_over():
+        counts = _counts(position)
+        cand = Candidate((), counts, observation.score(counts), best_possible - observation.score(counts))
+        return Verdict("game_over", (), (cand,), observed, int(counts.sum()), int(observed.sum()),
+                       math.inf, "the game is over; no further moves are refereed")
+
+    hyps = _hypotheses(position, observation, 0) + _hypotheses(position, observation, 1)
+    best_single = max(h[3] for h in hyps)
+    if config.pairs and best_possible - best_single > config.explain_nats:
+        hyps += _hypotheses(position, observation, 2)
+
+    # Group by predicted board: hypotheses predicting the same counts cannot be told apart.
+    groups: dict[bytes, list[tuple[tuple[Move, ...], tuple[str, ...], np.ndarray, float]]] = {}
+    for h in hyps:
+        groups.setdefault(h[2].tobytes(), []).append(h)
+    ranked = sorted(groups.values(), key=lambda g: -g[0][3])
+    candidates = tuple(
+        Candidate(h[1], h[2], h[3], best_possible - h[3], h[0])
+        for g in ranked[: config.candidates]
+        for h in g
+    )[: max(config.candidates, len(ranked[0]))]
+    best_group = ranked[0]
+    best = best_group[0]
+    margin = best[3] - ranked[1][0][3] if len(ranked) > 1 else math.inf
+    deficit = best_possible - best[3]
+    expected_total = int(best[2].sum())
+    observed_total = int(observed.sum())
+
+    def verdict(status: str, moves: tuple[MoveVerdict, ...], message: str) -> Verdict:
+        return Verdict(status, moves, candidates, observed, expected_total, observed_total, margin, message)
+
+    if deficit > config.explain_nats:
+        closest = ", ".join(" ".join(c.notations) or "no move" for c in candidates[:3])
+        diff = candidates[0].difference(observed)
+        where = ", ".join(f"{h} {d['expected']}→{d['observed']}" for h, d in list(diff.items())[:6])
+        return verdict(
+            "unexplained", (),
+            f"no legal move explains the board (seen {observed_total} seeds on the board, "
+            f"{expected_total} expected for the closest move); closest: {closest}; "
+            f"differences: {where}",
+        )
+    if len(best_group) > 1 or margin < config.margin_nats:
+        names = [" ".join(h[1]) or "no move" for h in best_group]
+        if len(best_group) == 1:
+            names += [" ".join(h[1]) or "no move" for h in ranked[1]]
+        return verdict("ambiguous", (), "several moves fit the board: " + ", ".join(names[:6]))
+    if not best[0]:
+        return verdict("unchanged", (), "no move: the board is as it was")
+    moves: list[MoveVerdict] = []
+    current = position
+    for move in best[0]:
+        after, trace = current.play(move)
+        moves.append(describe_move(current, move, after, trace))
+        current = after
+    played = " then ".join(m.notation for m in moves)
+    return verdict("accepted", tuple(moves), f"{played} (legal)")
+
+
+def apply_moves(position: Position, notations: Sequence[str]) -> tuple[Position, list[MoveVerdict]]:
+    """Play moves given in notation (a candidate the players confirmed), with their verdicts.
+
+    Raises the engine's ``IllegalMove``/``InvalidNotation`` for a move that is not legal.
+    """
+    current = position
+    verdicts: list[MoveVerdict] = []
+    for text in notations:
+        move = current.parse_move(text)
+        after, trace = current.play(move)
+        verdicts.append(describe_move(current, move, after, trace))
+        current = after
+    return current, verdicts

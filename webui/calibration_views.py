@@ -1,0 +1,164 @@
+"""The calibration page: capture the start position, confirm the board's corners, save a profile.
+
+Profiles are stored as JSON in ``<instance>/calibrations/<name>.json`` and the
+one saved or chosen last is used by the live referee.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+from flask import Blueprint, Flask, Response, current_app, jsonify, render_template, request
+
+from webui.errors import ApiError
+from webui.live import LiveReferee, encode_jpeg
+
+bp = Blueprint("calibration", __name__)
+
+NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
+
+
+def load_profile(path: str | Path) -> Any:
+    """A saved board profile (vision.BoardProfile); ProfileError (a ValueError) if bad."""
+    from vision.profile import BoardProfile
+
+    return BoardProfile.load(path)
+
+
+def use_profile(live: LiveReferee, path: str | Path) -> None:
+    """Make the live referee read the board with this profile (and its South side)."""
+    profile = load_profile(path)
+    with live.lock:
+        live.profile = profile
+        live.south_side = profile.south_side
+        live.detector.set_board(profile.corners_px)
+
+
+def folder(app: Flask) -> Path:
+    path = Path(app.instance_path) / "calibrations"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def live() -> LiveReferee:
+    return current_app.extensions["bao_live"]
+
+
+@bp.get("/calibration")
+def page() -> str:
+    return render_template("calibration/calibrate.html")
+
+
+@bp.get("/api/calibration")
+def list_profiles() -> Response:
+    names = sorted(p.stem for p in folder(current_app).glob("*.json"))
+    return jsonify({"profiles": names, "active": current_app.config.get("ACTIVE_PROFILE")})
+
+
+def _capture_path() -> Path:
+    return folder(current_app) / "capture.png"
+
+
+@bp.post("/api/calibration/capture")
+def capture() -> Response:
+    """Keep a frame of the start position (posted image, else the live frame) and find the board."""
+    from webui.play import decode_upload
+
+    south = request.args.get("south_side", live().south_side)
+    if south not in ("bottom", "top", "left", "right"):
+        raise ApiError(f"south_side must be bottom, top, left or right, got {south!r}")
+    if request.content_length:
+        image = decode_upload()
+    else:
+        with live().lock:
+            image = None if live().frame is None else live().frame.copy()
+        if image is None:
+            raise ApiError("no camera frame yet: start a camera on the play page or post an image", 409)
+    cv2.imwrite(str(_capture_path()), image)
+    from vision.errors import BoardNotFound
+    from vision.locate import locate_board
+    from vision.rectify import orient_corners
+
+    h, w = image.shape[:2]
+    try:
+        quad = locate_board(image)
+        corners = orient_corners(quad.corners, south).tolist()
+        found = True
+    except BoardNotFound:
+        corners = [[w * 0.2, h * 0.25], [w * 0.8, h * 0.25], [w * 0.8, h * 0.75], [w * 0.2, h * 0.75]]
+        found = False
+    return jsonify({"width": w, "height": h, "corners": corners, "south_side": south, "found": found})
+
+
+@bp.get("/api/calibration/capture.jpg")
+def capture_jpeg() -> Response:
+    path = _capture_path()
+    image = cv2.imread(str(path)) if path.exists() else None
+    if image is None:
+        raise ApiError("no captured frame yet", 404)
+    return Response(encode_jpeg(image), mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+def _corners(value: Any) -> list[list[float]]:
+    try:
+        pts = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        pts = np.zeros(0)
+    if pts.shape != (4, 2) or not np.all(np.isfinite(pts)):
+        raise ApiError("corners must be four [x, y] points: top-left, top-right, bottom-right, bottom-left")
+    if not cv2.isContourConvex(pts.astype(np.float32).reshape(-1, 1, 2)):
+        raise ApiError("the four corners do not form a convex quadrilateral")
+    return pts.tolist()
+
+
+@bp.post("/api/calibration")
+def save() -> tuple[Response, int]:
+    """``{"name", "south_side", "corners"}``: build the profile from the captured frame and use it."""
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        raise ApiError("expected a JSON object with name, south_side and corners")
+    name = str(data.get("name") or "default")
+    if not NAME_RE.match(name):
+        raise ApiError(f"profile name {name!r}: use 1-40 letters, digits, '-' or '_'")
+    south = data.get("south_side")
+    if south not in ("bottom", "top", "left", "right"):
+        raise ApiError(f"south_side must be bottom, top, left or right, got {south!r}")
+    corners = _corners(data.get("corners"))
+    image = cv2.imread(str(_capture_path()))
+    if image is None:
+        raise ApiError("capture a frame of the start position first", 409)
+    profile = build_profile(image, south, corners)
+    path = folder(current_app) / f"{name}.json"
+    profile.save(path)
+    use_profile(live(), path)
+    current_app.config["ACTIVE_PROFILE"] = name
+    return jsonify({"name": name, "path": str(path), "profile": profile.to_json()}), 201
+
+
+@bp.post("/api/calibration/use")
+def use() -> Response:
+    data = request.get_json(silent=True) or {}
+    name = str(data.get("name", ""))
+    path = folder(current_app) / f"{name}.json"
+    if not NAME_RE.match(name) or not path.exists():
+        raise ApiError(f"no saved profile named {name!r}", 404)
+    try:
+        use_profile(live(), path)
+    except ValueError as exc:
+        raise ApiError(str(exc)) from exc
+    current_app.config["ACTIVE_PROFILE"] = name
+    return jsonify({"active": name})
+
+
+def build_profile(image: np.ndarray, south: str, corners: list[list[float]]) -> Any:
+    """The board profile of a start-position image with the confirmed corners."""
+    from calibration import calibrate
+
+    try:
+        return calibrate(image, south=south, corners=corners)
+    except ValueError as exc:
+        raise ApiError(f"calibration failed: {exc}") from exc

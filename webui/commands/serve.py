@@ -1,0 +1,148 @@
+"""``bao serve`` (the web page) and ``bao referee`` (the referee without the page)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+SIDES = ("bottom", "top", "left", "right")
+
+
+def register(subparsers: Any) -> None:
+    serve = subparsers.add_parser(
+        "serve",
+        help="start the web page (play, games, calibration) on 127.0.0.1",
+        description="Start the web page. With --demo, a rendered game from sample_images/games "
+        "is replayed as a virtual camera, so the whole thing works with no board and no camera.",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=5000, help="port (default 5000)")
+    serve.add_argument("--demo", action="store_true", help="replay a rendered game as the camera")
+    serve.add_argument("--instance", metavar="PATH", help="instance folder (game log, calibrations)")
+    serve.add_argument("--database", metavar="URL", help="game log URL, e.g. sqlite:////srv/club/bao.db")
+    serve.add_argument("--source", metavar="SOURCE", help="camera index or video file to watch at start")
+    serve.set_defaults(func=run_serve)
+
+    referee = subparsers.add_parser(
+        "referee",
+        help="referee a recorded game (video, camera or folder of stills) and print its record",
+        description="Referee a game without the web page. SOURCE is a video file, a camera index, "
+        "or a folder of still images read in name order (each still one settled view).",
+    )
+    referee.add_argument("source", metavar="SOURCE")
+    referee.add_argument("--south", required=True, choices=SIDES, help="image side South sits on")
+    referee.add_argument("--calibration", metavar="PROFILE", help="board profile (from bao calibrate)")
+    referee.add_argument("--start", metavar="POSITION",
+                         help="start position: a JSON/text position file, JSON, or the one-line text form")
+    referee.add_argument("--json", action="store_true",
+                         help='print a JSON list of {"move", "verdict", "position"}')
+    referee.set_defaults(func=run_referee)
+
+
+def repository_root() -> Path:
+    return Path(__file__).resolve().parents[2]
+
+
+def demo_game() -> Path:
+    from webui.sources import find_demo_game
+
+    for root in (Path.cwd() / "sample_images" / "games", repository_root() / "sample_images" / "games"):
+        if root.is_dir():
+            return find_demo_game(root)
+    raise OSError("no sample_images/games folder with a rendered game (run from the repository)")
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    from webui.app import create_app
+
+    config: dict[str, Any] = {}
+    if args.database:
+        config["DATABASE"] = args.database
+    if args.demo:
+        if args.source:
+            raise ValueError("give either --demo or --source, not both")
+        config["SOURCE"] = f"demo:{demo_game()}"
+    elif args.source:
+        config["SOURCE"] = args.source
+    instance = str(Path(args.instance).resolve()) if args.instance else None
+    app = create_app(config or None, instance_path=instance)
+    print(f"Bao companion on http://{args.host}:{args.port}/ (instance {app.instance_path})", flush=True)
+    app.run(host=args.host, port=args.port, threaded=True, use_reloader=False)
+    return 0
+
+
+def read_position_arg(text: str) -> dict[str, Any]:
+    """A position from a file (JSON or text form), inline JSON, or the one-line text form."""
+    from engine import Position
+
+    path = Path(text)
+    if len(text) < 4096 and path.is_file():
+        text = path.read_text(encoding="utf-8")
+    text = text.strip()
+    if text.startswith("{"):
+        data = json.loads(text)
+        if isinstance(data, dict) and "position" in data and "south" not in data:
+            data = data["position"]  # a labelled image's JSON
+        if isinstance(data, dict) and "start" in data and "south" not in data:
+            data = data["start"]  # a game.json
+        return Position.from_json(data).to_json()
+    return Position.from_text(text).to_json()
+
+
+def verdict_line(ply: int, move: dict[str, Any]) -> str:
+    bits = [f"{ply}. {move['notation']}", move["player"], "legal" if move["legal"] else "illegal", move["kind"]]
+    if move["captured"]:
+        bits.append(f"captured {move['captured']} from {','.join(move['captured_holes'])}")
+    if move["nyumba"]:
+        bits.append(f"nyumba {move['nyumba']}")
+    if move["game_over"]:
+        bits.append(f"game over: {move['winner']} wins ({move['reason']})")
+    return "  ".join(bits)
+
+
+def run_referee(args: argparse.Namespace) -> int:
+    from vision import recognize
+    from webui.calibration_views import load_profile
+    from webui.live import LiveReferee
+    from webui.sources import open_source
+    from webui.store import GameStore
+
+    start = read_position_arg(args.start) if args.start else None
+    source = open_source(args.source)
+    store = GameStore("sqlite://:memory:")
+    live = LiveReferee(store, recognize)
+    live.south_side = args.south
+    if args.calibration:
+        live.profile = load_profile(args.calibration)
+    game_id = live.new_game(start=start)
+    told_at = None
+    try:
+        while True:
+            frame = source.read()
+            if frame is None:
+                break
+            try:
+                live.feed(frame)
+            except (ValueError, OSError) as exc:
+                print(f"bao referee: {frame.name}: skipped: {exc}", file=sys.stderr)
+                continue
+            if live.problem and (frame.still or live.motion.get("settled")):
+                print(f"bao referee: {frame.name}: {live.problem}", file=sys.stderr)
+            verdict = live.verdict
+            if (verdict is not None and verdict.get("status") in ("unexplained", "ambiguous")
+                    and verdict.get("at") != told_at):
+                told_at = verdict.get("at")
+                print(f"bao referee: {frame.name}: {verdict['status']}: {verdict['message']}", file=sys.stderr)
+    finally:
+        source.close()
+    moves = store.get(game_id).moves
+    if args.json:
+        out = [{"move": m.notation, "verdict": m.verdict, "position": m.position} for m in moves]
+        print(json.dumps(out, indent=1))
+    else:
+        for m in moves:
+            print(verdict_line(m.ply, m.verdict))
+    return 0

@@ -1,0 +1,362 @@
+"""The referee loop: frames in, logged moves out.
+
+:class:`LiveReferee` joins the parts for one board: every frame (from a pull
+source's thread, or posted by the browser) goes through :meth:`feed`; the
+settle detector (:mod:`vision.motion`) lets through only settled views; the
+vision pipeline reads them into per-pit count probabilities; the move
+inference (:mod:`engine.referee`) decides what was played; accepted moves are
+written to the game log (:mod:`webui.store`) at once. Everything the play
+page shows comes from :meth:`state`.
+
+A bad frame (unreadable, no board found, hands over the board) is reported
+in the state and changes nothing. Unexplained or ambiguous views wait for the
+players: :meth:`correct_counts` (they say what the board shows) or
+:meth:`confirm` (they pick the move) resolve them.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import cv2
+import numpy as np
+
+from engine import Position
+from engine.referee import (
+    HOLES,
+    Observation,
+    RefereeConfig,
+    Verdict,
+    apply_moves,
+    board_vector,
+    infer_move,
+)
+from vision.motion import MotionConfig, SettleDetector
+from webui.sources import Frame, FrameSource
+from webui.store import GameStore
+
+Recognizer = Callable[..., Any]
+"""``recognize(image_bgr, south=..., profile=...) -> Recognition`` (vision's signature)."""
+
+RECTIFIED_SIZE = (640, 320)
+"""(width, height) of the rectified board image: 8 x 4 pits of 80 px."""
+
+
+def encode_jpeg(image: np.ndarray, width: int | None = None, quality: int = 80) -> bytes:
+    """JPEG bytes of a BGR image, optionally scaled down to ``width`` pixels."""
+    if width is not None and image.shape[1] > width:
+        h = round(image.shape[0] * width / image.shape[1])
+        image = cv2.resize(image, (width, h), interpolation=cv2.INTER_AREA)
+    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:
+        raise ValueError("could not encode the image as JPEG")
+    return buf.tobytes()
+
+
+def rectify(image: np.ndarray, corners_px: Sequence[Sequence[float]]) -> np.ndarray:
+    """The canonical top view (South at the bottom) from the board corners (TL, TR, BR, BL)."""
+    w, h = RECTIFIED_SIZE
+    src = np.asarray(corners_px, dtype=np.float32).reshape(4, 2)
+    dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float32)
+    return cv2.warpPerspective(image, cv2.getPerspectiveTransform(src, dst), (w, h))
+
+
+def _holes_of(nested: Any) -> dict[str, Any]:
+    """{hole: value} from a position-shaped dict (south/north -> front/back -> 8)."""
+    values = [v for side in ("south", "north") for row in ("front", "back") for v in nested[side][row]]
+    return dict(zip(HOLES, values, strict=True))
+
+
+class LiveReferee:
+    """The live game of one board: position, latest reading, verdicts, game log.
+
+    Thread-safe: the source thread and the web requests share it under one lock.
+    """
+
+    def __init__(
+        self,
+        store: GameStore,
+        recognize: Recognizer,
+        referee: RefereeConfig | None = None,
+        motion: MotionConfig | None = None,
+        low_confidence: float = 0.8,
+    ) -> None:
+        self.store = store
+        self.recognize = recognize
+        self.referee = referee or RefereeConfig()
+        self.detector = SettleDetector(motion)
+        self.low_confidence = low_confidence
+        self.lock = threading.RLock()
+        self.south_side = "bottom"
+        self.profile: Any = None
+        self.game_id: int | None = None
+        self.position: Position = Position.start()
+        self.start_json: dict[str, Any] = self.position.to_json()
+        self.ply = 0
+        self.frame: np.ndarray | None = None
+        self.frame_seq = 0
+        self.reading: dict[str, Any] | None = None
+        self.rectified: np.ndarray | None = None
+        self.verdict: dict[str, Any] | None = None
+        self.pending: Verdict | None = None
+        self.motion: dict[str, Any] = {"moving": False, "still_for": 0.0, "settled": False}
+        self.problem: str | None = None
+        self.latencies_ms: list[float] = []
+        self.source: FrameSource | None = None
+        self.source_info: dict[str, Any] = {"kind": "browser", "running": False, "ended": False}
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self.on_game_change: Callable[[], None] | None = None
+
+    # -- games ------------------------------------------------------------
+    def new_game(
+        self,
+        start: dict[str, Any] | None = None,
+        south: str = "South",
+        north: str = "North",
+        headers: dict[str, str] | None = None,
+    ) -> int:
+        """Start a game (from the start position unless ``start`` is given) and make it live."""
+        position = Position.start() if start is None else Position.from_json(start)
+        with self.lock:
+            game_id = self.store.create_game(position.to_json(), south, north, headers)
+            self.open_game(game_id)
+            return game_id
+
+    def open_game(self, game_id: int) -> None:
+        """Make a logged game live again, replaying its moves (KeyError if unknown)."""
+        record = self.store.get(game_id)
+        position = Position.from_json(record.start)
+        for logged in record.moves:
+            position.push(position.parse_move(logged.notation))
+        with self.lock:
+            self.game_id = game_id
+            self.start_json = record.start
+            self.position = position
+            self.ply = len(record.moves)
+            self.pending = None
+            self.verdict = None
+            self.detector.reset()
+
+    def resume_or_start(self) -> int:
+        """Reopen the latest unfinished game, or start a new one."""
+        latest = self.store.latest_unfinished()
+        if latest is None:
+            return self.new_game()
+        self.open_game(latest)
+        return latest
+
+    def _log(self, verdict_moves: Sequence[Any], source: str) -> None:
+        assert self.game_id is not None
+        rows = [(m.notation, m.to_json(), m.position) for m in verdict_moves]
+        self.store.append_moves(self.game_id, rows, source, self.ply)
+        for m in verdict_moves:
+            self.position.push(self.position.parse_move(m.notation))
+        self.ply += len(verdict_moves)
+        self.pending = None
+
+    # -- frames -----------------------------------------------------------
+    def feed(self, frame: Frame) -> dict[str, Any]:
+        """Take one frame: track motion; on a settled view read it and referee it."""
+        with self.lock:
+            self.frame = frame.image
+            self.frame_seq += 1
+            if frame.still:
+                ready = True
+                self.motion = {"moving": False, "still_for": 0.0, "settled": True}
+            else:
+                state = self.detector.update(frame.image, frame.t)
+                self.motion = {
+                    "moving": state.moving,
+                    "still_for": round(state.still_for, 2),
+                    "settled": state.settled,
+                }
+                ready = state.ready
+            if ready:
+                self.read_settled(frame.image)
+            return self.summary()
+
+    def read_settled(self, image: np.ndarray) -> dict[str, Any] | None:
+        """Read a settled view and referee it; returns the verdict JSON (None if unreadable)."""
+        from vision.errors import VisionError
+
+        with self.lock:
+            t0 = time.perf_counter()
+            try:
+                recognition = self.recognize(image, south=self.south_side, profile=self.profile)
+            except VisionError as exc:
+                self.problem = f"board not read: {exc}"
+                return None
+            status = list(getattr(recognition, "status", []) or [])
+            corners = recognition.board_corners_px
+            self.detector.set_board(corners)
+            self.reading = {
+                "counts": _holes_of(recognition.position),
+                "confidence": {h: round(float(c), 3) for h, c in _holes_of(recognition.confidence).items()},
+                "corners": [[float(x), float(y)] for x, y in corners],
+                "status": status,
+                "frame_size": [int(image.shape[1]), int(image.shape[0])],
+            }
+            self.reading["low_confidence"] = [
+                h for h, c in self.reading["confidence"].items() if c < self.low_confidence
+            ]
+            try:
+                self.rectified = rectify(image, corners)
+            except cv2.error:
+                self.rectified = None
+            if "hand_over_board" in status:
+                self.problem = "hands over the board: waiting for it to clear"
+                return None
+            self.problem = None
+            observation = Observation.from_probabilities(recognition.probabilities)
+            verdict = infer_move(self.position, observation, self.referee)
+            result = self._settle_verdict(verdict, "camera")
+            latency = (time.perf_counter() - t0) * 1000.0
+            self.latencies_ms.append(latency)
+            result["latency_ms"] = round(latency, 1)
+            return result
+
+    def _settle_verdict(self, verdict: Verdict, source: str) -> dict[str, Any]:
+        if verdict.status == "accepted":
+            self._log(verdict.moves, source)
+        elif verdict.status in ("unexplained", "ambiguous"):
+            self.pending = verdict
+        elif verdict.status == "unchanged":
+            self.pending = None
+        self.verdict = verdict.to_json()
+        self.verdict["at"] = time.time()
+        self.verdict["ply"] = self.ply
+        if self.on_game_change is not None and verdict.status == "accepted":
+            self.on_game_change()
+        return self.verdict
+
+    # -- corrections by the players -----------------------------------------
+    def correct_counts(self, counts: dict[str, int]) -> dict[str, Any]:
+        """The players' counts for some pits (the rest as read); referee that board."""
+        with self.lock:
+            if self.reading is None and len(counts) < 32:
+                raise ValueError("no board has been read yet: give the counts of all 32 pits")
+            board = dict(self.reading["counts"]) if self.reading else {}
+            for hole, value in counts.items():
+                if hole not in HOLES:
+                    raise ValueError(f"unknown pit {hole!r}: pits are A1..A8, B1..B8, a1..a8, b1..b8")
+                if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 64:
+                    raise ValueError(f"pit {hole}: count must be a whole number 0..64, got {value!r}")
+                board[hole] = value
+            observation = Observation.from_counts([board[h] for h in HOLES])
+            verdict = infer_move(self.position, observation, self.referee)
+            if self.reading is not None:
+                self.reading["counts"] = board
+            return self._settle_verdict(verdict, "players")
+
+    def confirm(self, moves: Sequence[str]) -> dict[str, Any]:
+        """Log moves the players chose (notation; must be legal in turn)."""
+        with self.lock:
+            if not moves:
+                raise ValueError("give at least one move to confirm")
+            _, verdicts = apply_moves(self.position, list(moves))
+            self._log(verdicts, "players")
+            self.verdict = {
+                "status": "accepted",
+                "message": " then ".join(v.notation for v in verdicts) + " (confirmed by the players)",
+                "moves": [v.to_json() for v in verdicts],
+                "candidates": [],
+                "difference": {},
+                "at": time.time(),
+                "ply": self.ply,
+            }
+            if self.on_game_change is not None:
+                self.on_game_change()
+            return self.verdict
+
+    def undo(self) -> str:
+        """Take back the last logged move."""
+        with self.lock:
+            if self.game_id is None:
+                raise ValueError("no game is live")
+            notation = self.store.undo_last(self.game_id)
+            self.position.pop()
+            self.ply -= 1
+            self.pending = None
+            self.verdict = {"status": "undone", "message": f"{notation} taken back", "moves": [],
+                            "candidates": [], "difference": {}, "at": time.time(), "ply": self.ply}
+            return notation
+
+    # -- sources ----------------------------------------------------------
+    def start_source(self, source: FrameSource, on_end: Callable[[], None] | None = None) -> None:
+        """Run a pull source in a background thread, feeding every frame."""
+        self.stop_source()
+        self._stop = threading.Event()
+        self.source = source
+        self.source_info = source.describe() | {"running": True, "ended": False}
+        stop = self._stop
+
+        def run() -> None:
+            try:
+                while not stop.is_set():
+                    frame = source.read()
+                    if frame is None:
+                        break
+                    try:
+                        self.feed(frame)
+                    except (ValueError, OSError) as exc:  # a bad frame never stops the game
+                        with self.lock:
+                            self.problem = f"frame {frame.name} skipped: {exc}"
+            finally:
+                source.close()
+                with self.lock:
+                    self.source_info = self.source_info | {"running": False, "ended": not stop.is_set()}
+                if on_end is not None and not stop.is_set():
+                    on_end()
+
+        self._thread = threading.Thread(target=run, name="bao-frames", daemon=True)
+        self._thread.start()
+
+    def stop_source(self) -> None:
+        """Stop the pull source's thread (if any) and wait for it."""
+        self._stop.set()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=5)
+        self._thread = None
+        with self.lock:
+            self.source = None
+            self.source_info = {"kind": "browser", "running": False, "ended": False}
+
+    # -- what the page shows ----------------------------------------------
+    def summary(self) -> dict[str, Any]:
+        """The live state for the play page (JSON)."""
+        with self.lock:
+            moves = [
+                {"ply": i + 1, "move": str(m)} for i, m in enumerate(self._notations())
+            ]
+            outcome = self.position.outcome()
+            return {
+                "game_id": self.game_id,
+                "ply": self.ply,
+                "position": self.position.to_json(),
+                "to_move": self.position.to_move,
+                "phase": self.position.phase,
+                "game_over": outcome is not None,
+                "outcome": None if outcome is None else outcome.to_json(),
+                "moves": moves,
+                "south_side": self.south_side,
+                "source": self.source_info,
+                "motion": self.motion,
+                "frame_seq": self.frame_seq,
+                "reading": self.reading,
+                "verdict": self.verdict,
+                "needs_players": self.pending is not None,
+                "problem": self.problem,
+            }
+
+    def _notations(self) -> list[str]:
+        if self.game_id is None:
+            return []
+        return [m.notation for m in self.store.get(self.game_id).moves]
+
+    def expected_counts(self) -> dict[str, int]:
+        return dict(zip(HOLES, (int(v) for v in board_vector(self.position.to_json())), strict=True))

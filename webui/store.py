@@ -1,0 +1,285 @@
+"""The game log: games and their accepted moves in SQLite.
+
+Every accepted move is written in its own transaction the moment the referee
+accepts it, together with the position after it, so a crash or restart loses
+nothing: :meth:`GameStore.load` replays the logged moves and the game goes on
+exactly where it stopped.
+
+The database is given as a URL: ``sqlite:///relative/path.db``,
+``sqlite:////absolute/path.db``, ``sqlite://:memory:`` (or a plain file path).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    created TEXT NOT NULL,
+    updated TEXT NOT NULL,
+    south TEXT NOT NULL,
+    north TEXT NOT NULL,
+    headers TEXT NOT NULL,          -- JSON object of extra record headers
+    start TEXT NOT NULL,            -- Position JSON of the start
+    finished INTEGER NOT NULL DEFAULT 0,
+    winner TEXT,                    -- "south" | "north" | NULL
+    reason TEXT
+);
+CREATE TABLE IF NOT EXISTS moves (
+    game_id INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    ply INTEGER NOT NULL,           -- 1 for the first move
+    notation TEXT NOT NULL,         -- full notation
+    verdict TEXT NOT NULL,          -- the referee's verdict JSON
+    position TEXT NOT NULL,         -- Position JSON after the move
+    source TEXT NOT NULL,           -- "camera" | "players" | "import"
+    created TEXT NOT NULL,
+    PRIMARY KEY (game_id, ply)
+);
+"""
+
+
+def database_path(url: str) -> str:
+    """The SQLite file (or ``:memory:``) named by a database URL or a plain path."""
+    if "://" not in url:
+        return url
+    scheme, _, rest = url.partition("://")
+    if scheme != "sqlite":
+        raise ValueError(
+            f"unsupported database URL {url!r}: only sqlite:///PATH (a file reachable from "
+            "this machine, e.g. on a club server's shared disk) is supported"
+        )
+    if rest in (":memory:", "/:memory:"):
+        return ":memory:"
+    if not rest.startswith("/") or rest == "/":
+        raise ValueError(f"bad database URL {url!r}: write sqlite:///relative.db or sqlite:////abs/path.db")
+    return rest[1:]
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+@dataclass
+class LoggedMove:
+    """One accepted move as stored."""
+
+    ply: int
+    notation: str
+    verdict: dict[str, Any]
+    position: dict[str, Any]
+    source: str
+    created: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ply": self.ply,
+            "move": self.notation,
+            "verdict": self.verdict,
+            "position": self.position,
+            "source": self.source,
+            "created": self.created,
+        }
+
+
+@dataclass
+class GameRecord:
+    """A game as stored: header fields, start position and moves."""
+
+    id: int
+    created: str
+    updated: str
+    south: str
+    north: str
+    headers: dict[str, str]
+    start: dict[str, Any]
+    finished: bool
+    winner: str | None
+    reason: str | None
+    moves: list[LoggedMove] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "created": self.created,
+            "updated": self.updated,
+            "south": self.south,
+            "north": self.north,
+            "moves": len(self.moves),
+            "finished": self.finished,
+            "winner": self.winner,
+            "reason": self.reason,
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        data = self.summary()
+        data["headers"] = self.headers
+        data["start"] = self.start
+        data["moves"] = [m.to_json() for m in self.moves]
+        return data
+
+
+class GameStore:
+    """SQLite game log; safe to share between the web threads and the referee loop."""
+
+    def __init__(self, url: str) -> None:
+        self.path = database_path(url)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        try:
+            self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self._conn.execute("PRAGMA foreign_keys = ON")
+            if self.path != ":memory:":
+                self._conn.execute("PRAGMA journal_mode = WAL")
+            self._conn.executescript(SCHEMA)
+        except sqlite3.Error as exc:
+            raise OSError(f"cannot open the game log {self.path!r}: {exc}") from exc
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def create_game(
+        self,
+        start: dict[str, Any],
+        south: str = "South",
+        north: str = "North",
+        headers: dict[str, str] | None = None,
+    ) -> int:
+        """Start a new game from ``start`` (Position JSON); returns its id."""
+        now = _now()
+        with self._transaction() as conn:
+            cur = conn.execute(
+                "INSERT INTO games (created, updated, south, north, headers, start) VALUES (?, ?, ?, ?, ?, ?)",
+                (now, now, south, north, json.dumps(headers or {}), json.dumps(start)),
+            )
+            return int(cur.lastrowid or 0)
+
+    def append_moves(
+        self,
+        game_id: int,
+        moves: Sequence[tuple[str, dict[str, Any], dict[str, Any]]],
+        source: str,
+        expected_ply: int,
+    ) -> None:
+        """Log accepted moves ``(notation, verdict, position_after)`` in one transaction.
+
+        ``expected_ply`` is the number of moves already logged as the caller
+        knows it; a mismatch (another writer got there first) raises ValueError
+        and writes nothing.
+        """
+        now = _now()
+        with self._transaction() as conn:
+            row = conn.execute("SELECT COUNT(*) FROM moves WHERE game_id = ?", (game_id,)).fetchone()
+            if row[0] != expected_ply:
+                raise ValueError(f"game {game_id} has {row[0]} moves logged, expected {expected_ply}")
+            for i, (notation, verdict, position) in enumerate(moves):
+                conn.execute(
+                    "INSERT INTO moves (game_id, ply, notation, verdict, position, source, created) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (game_id, expected_ply + i + 1, notation, json.dumps(verdict), json.dumps(position), source, now),
+                )
+            last = moves[-1][1] if moves else {}
+            conn.execute(
+                "UPDATE games SET updated = ?, finished = ?, winner = ?, reason = ? WHERE id = ?",
+                (now, int(bool(last.get("game_over"))), last.get("winner"), last.get("reason"), game_id),
+            )
+
+    def undo_last(self, game_id: int) -> str:
+        """Remove the last logged move (a correction by the players); returns its notation."""
+        with self._transaction() as conn:
+            row = conn.execute(
+                "SELECT ply, notation FROM moves WHERE game_id = ? ORDER BY ply DESC LIMIT 1", (game_id,)
+            ).fetchone()
+            if row is None:
+                raise ValueError(f"game {game_id} has no move to take back")
+            conn.execute("DELETE FROM moves WHERE game_id = ? AND ply = ?", (game_id, row[0]))
+            conn.execute(
+                "UPDATE games SET updated = ?, finished = 0, winner = NULL, reason = NULL WHERE id = ?",
+                (_now(), game_id),
+            )
+            return str(row[1])
+
+    def delete_game(self, game_id: int) -> None:
+        with self._transaction() as conn:
+            conn.execute("DELETE FROM moves WHERE game_id = ?", (game_id,))
+            conn.execute("DELETE FROM games WHERE id = ?", (game_id,))
+
+    def get(self, game_id: int) -> GameRecord:
+        """The game with its moves; KeyError if there is none with that id."""
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT id, created, updated, south, north, headers, start, finished, winner, reason "
+                "FROM games WHERE id = ?",
+                (game_id,),
+            ).fetchone()
+            if row is None:
+                raise KeyError(game_id)
+            moves = self._conn.execute(
+                "SELECT ply, notation, verdict, position, source, created FROM moves "
+                "WHERE game_id = ? ORDER BY ply",
+                (game_id,),
+            ).fetchall()
+        game = self._game(row)
+        game.moves = [
+            LoggedMove(m[0], m[1], json.loads(m[2]), json.loads(m[3]), m[4], m[5]) for m in moves
+        ]
+        return game
+
+    def list(self) -> list[dict[str, Any]]:
+        """Summaries of every game, newest first."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT g.id, g.created, g.updated, g.south, g.north, g.headers, g.start, g.finished, "
+                "g.winner, g.reason, COUNT(m.ply) FROM games g LEFT JOIN moves m ON m.game_id = g.id "
+                "GROUP BY g.id ORDER BY g.id DESC"
+            ).fetchall()
+        out = []
+        for row in rows:
+            summary = self._game(row[:10]).summary()
+            summary["moves"] = row[10]
+            out.append(summary)
+        return out
+
+    def latest_unfinished(self) -> int | None:
+        """Id of the most recent game not yet over (the one to resume), if any."""
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT id FROM games WHERE finished = 0 ORDER BY id DESC LIMIT 1"
+            ).fetchone()
+        return None if row is None else int(row[0])
+
+    @staticmethod
+    def _game(row: Sequence[Any]) -> GameRecord:
+        return GameRecord(
+            id=int(row[0]),
+            created=row[1],
+            updated=row[2],
+            south=row[3],
+            north=row[4],
+            headers=json.loads(row[5]),
+            start=json.loads(row[6]),
+            finished=bool(row[7]),
+            winner=row[8],
+            reason=row[9],
+        )
