@@ -19,7 +19,8 @@ could get minus the hypothesis' score, in nats: 0 when every pit's most likely
 count is the predicted one.
 
 The verdict is ``accepted`` only when the best hypothesis explains the
-observation (deficit at most ``RefereeConfig.explain_nats``) and beats every
+observation (deficit at most ``RefereeConfig.explain_nats`` in all and
+``RefereeConfig.pit_nats`` in every single pit) and beats every
 hypothesis that predicts a different board by ``RefereeConfig.margin_nats``.
 Otherwise it is ``unexplained`` (nothing legal fits: the pit-by-pit difference
 to the closest candidates is reported) or ``ambiguous`` (several fit: the
@@ -67,16 +68,19 @@ class RefereeConfig:
     """Thresholds of the move inference, in nats (natural-log likelihood units).
 
     Attributes:
-        explain_nats: the largest deficit for which a hypothesis still counts
-            as explaining the observation (about one pit read confidently
-            wrong, or a few pits read uncertainly).
+        explain_nats: the largest total deficit for which a hypothesis still
+            counts as explaining the observation (a few pits read uncertainly).
+        pit_nats: the largest deficit of any single pit: a pit whose predicted
+            count is less than ~1% as likely as its best reading contradicts
+            the hypothesis (a confident misread, or seeds really misplaced).
         margin_nats: how much better the best hypothesis must score than any
             hypothesis predicting a different board before it is accepted.
         pairs: whether to try two-move hypotheses when nothing single fits.
         candidates: how many closest candidates a verdict reports.
     """
 
-    explain_nats: float = 12.0
+    explain_nats: float = 10.0
+    pit_nats: float = 5.0
     margin_nats: float = 4.0
     pairs: bool = True
     candidates: int = 5
@@ -387,9 +391,12 @@ def infer_move(
         return Verdict("game_over", (), (cand,), observed, int(counts.sum()), int(observed.sum()),
                        math.inf, "the game is over; no further moves are refereed")
 
+    def explains(counts: np.ndarray, score: float) -> bool:
+        return (best_possible - score <= config.explain_nats
+                and float(observation.pit_scores(counts).max()) <= config.pit_nats)
+
     hyps = _hypotheses(position, observation, 0) + _hypotheses(position, observation, 1)
-    best_single = max(h[3] for h in hyps)
-    if config.pairs and best_possible - best_single > config.explain_nats:
+    if config.pairs and not any(explains(h[2], h[3]) for h in hyps):
         hyps += _hypotheses(position, observation, 2)
 
     # Group by predicted board: hypotheses predicting the same counts cannot be told apart.
@@ -405,14 +412,13 @@ def infer_move(
     best_group = ranked[0]
     best = best_group[0]
     margin = best[3] - ranked[1][0][3] if len(ranked) > 1 else math.inf
-    deficit = best_possible - best[3]
     expected_total = int(best[2].sum())
     observed_total = int(observed.sum())
 
     def verdict(status: str, moves: tuple[MoveVerdict, ...], message: str) -> Verdict:
         return Verdict(status, moves, candidates, observed, expected_total, observed_total, margin, message)
 
-    if deficit > config.explain_nats:
+    if not explains(best[2], best[3]):
         closest = ", ".join(" ".join(c.notations) or "no move" for c in candidates[:3])
         diff = candidates[0].difference(observed)
         where = ", ".join(f"{h} {d['expected']}→{d['observed']}" for h, d in list(diff.items())[:6])

@@ -1,0 +1,217 @@
+"""Move inference of the referee: numbers only (count probabilities), no images."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from engine import Move, Position
+from engine.referee import (
+    COUNT_LEVELS,
+    HOLES,
+    Observation,
+    RefereeConfig,
+    apply_moves,
+    board_vector,
+    describe_move,
+    infer_move,
+)
+
+
+def board(**holes: int) -> list[int]:
+    """32 counts in HOLES order: every hole 0 except those named."""
+    return [holes.get(h, 0) for h in HOLES]
+
+
+START = dict(A5=6, A6=2, A7=2, a5=6, a6=2, a7=2)
+# 2.3 kutakata in kunamua: A6<* puts the reserve seed into A6 (3) and sows A5, A4, A3.
+AFTER_A6_LEFT = dict(A3=1, A4=1, A5=7, A6=0, A7=2, a5=6, a6=2, a7=2)
+# A7<*: reserve seed into A7 (3), sown into A6, A5, A4.
+AFTER_A7_LEFT = dict(A4=1, A5=7, A6=3, A7=0, a5=6, a6=2, a7=2)
+
+
+def noisy(counts: list[int], certainty: float, rng: np.random.Generator) -> Observation:
+    """A reading that favours the true counts but spreads noise over the rest."""
+    probs = rng.uniform(0.2, 1.0, (32, COUNT_LEVELS)) * (1 - certainty) / COUNT_LEVELS
+    probs[np.arange(32), np.minimum(counts, COUNT_LEVELS - 1)] += certainty
+    nested = {
+        side: {row: [list(probs[i]) for i in range(base, base + 8)] for row, base in zip(("front", "back"), bases, strict=True)}
+        for side, bases in (("south", (0, 8)), ("north", (16, 24)))
+    }
+    return Observation.from_probabilities(nested)
+
+
+def test_start_board_vector_matches_the_rules_start() -> None:
+    # 2.1: nyumba 6, holes 6 and 7 of each front row 2.
+    assert list(board_vector(Position.start().to_json())) == board(**START)
+
+
+def test_kutakata_read_exactly_is_accepted() -> None:
+    pos = Position.start()
+    verdict = infer_move(pos, Observation.from_counts(board(**AFTER_A6_LEFT)))
+    assert verdict.status == "accepted"
+    assert [m.notation for m in verdict.moves] == ["A6<*"]
+    move = verdict.moves[0]
+    assert move.legal and move.kind == "kutakata" and move.captured == 0
+    assert move.player == "south" and not move.game_over
+    assert move.position["south"]["reserve"] == 21  # 2.2/2.3: one seed from the reserve
+    assert pos.to_move == "south"  # the position given is not modified
+
+
+def test_unchanged_board_logs_nothing() -> None:
+    verdict = infer_move(Position.start(), Observation.from_counts(board(**START)))
+    assert verdict.status == "unchanged"
+    assert verdict.moves == ()
+
+
+def test_board_no_legal_move_explains_is_unexplained_with_difference() -> None:
+    # Two seeds appear in South's back row: no kunamua move puts seeds there (2.3).
+    seen = board(**(AFTER_A6_LEFT | {"B1": 2}))
+    verdict = infer_move(Position.start(), Observation.from_counts(seen))
+    assert verdict.status == "unexplained"
+    assert verdict.moves == ()
+    assert verdict.candidates[0].notations == ("A6<*",)
+    assert verdict.difference == {"B1": {"expected": 0, "observed": 2}}
+    assert verdict.observed_total == 23 and verdict.expected_total == 21  # 20 + one reserve seed
+    assert "B1 0→2" in verdict.message
+
+
+def test_one_uncertain_pit_still_accepted() -> None:
+    obs = Observation.from_counts(board(**AFTER_A6_LEFT))
+    lp = obs.log_probs.copy()
+    a4 = HOLES.index("A4")
+    lp[a4] = np.log(np.full(COUNT_LEVELS, 1 / COUNT_LEVELS))  # A4 unreadable (e.g. glare)
+    verdict = infer_move(Position.start(), Observation(lp))
+    assert verdict.status == "accepted"
+    assert verdict.moves[0].notation == "A6<*"
+
+
+def test_uninformative_pits_between_two_moves_is_ambiguous() -> None:
+    # A6<* and A7<* differ only at A3, A6, A7; if those cannot be read, nothing is guessed.
+    obs = Observation.from_counts(board(**AFTER_A6_LEFT))
+    lp = obs.log_probs.copy()
+    for hole in ("A3", "A6", "A7"):
+        lp[HOLES.index(hole)] = np.log(np.full(COUNT_LEVELS, 1 / COUNT_LEVELS))
+    verdict = infer_move(Position.start(), Observation(lp))
+    assert verdict.status == "ambiguous"
+    assert verdict.moves == ()
+    listed = {c.notations for c in verdict.candidates}
+    assert ("A6<*",) in listed and ("A7<*",) in listed
+
+
+def test_two_moves_between_reads_are_resolved() -> None:
+    pos = Position.start()
+    first = pos.parse_move("A6<*")
+    mid, _ = pos.play(first)
+    second = mid.legal_moves[0]
+    end, _ = mid.play(second)
+    verdict = infer_move(pos, Observation.from_counts(end.to_json()))
+    assert verdict.status == "accepted"
+    assert [m.notation for m in verdict.moves] == ["A6<*", mid.notation(second)]
+    assert [m.player for m in verdict.moves] == ["south", "north"]
+
+
+def test_pairs_are_not_tried_when_disabled() -> None:
+    pos = Position.start()
+    mid, _ = pos.play(pos.parse_move("A6<*"))
+    end, _ = mid.play(mid.legal_moves[0])
+    verdict = infer_move(pos, Observation.from_counts(end.to_json()), RefereeConfig(pairs=False))
+    assert verdict.status == "unexplained"
+
+
+def test_game_over_position_infers_nothing() -> None:
+    # 1.1: North's front row is empty: North has lost.
+    pos = Position.from_json({
+        "south": {"front": [0, 0, 0, 0, 6, 2, 2, 0], "back": [0] * 8, "reserve": 0, "nyumba_owned": True},
+        "north": {"front": [0] * 8, "back": [2, 2, 0, 0, 0, 0, 0, 0], "reserve": 0, "nyumba_owned": False},
+        "to_move": "north", "blocked": None,
+    })
+    assert pos.is_game_over()
+    verdict = infer_move(pos, Observation.from_counts(pos.to_json()))
+    assert verdict.status == "game_over"
+
+
+def test_verdict_json_lists_difference_and_candidates() -> None:
+    seen = board(**(AFTER_A6_LEFT | {"B1": 2}))
+    data = infer_move(Position.start(), Observation.from_counts(seen)).to_json()
+    assert data["status"] == "unexplained"
+    assert data["candidates"][0]["moves"] == ["A6<*"]
+    assert data["difference"] == {"B1": {"expected": 0, "observed": 2}}
+    assert data["observed"]["A5"] == 7
+
+
+@pytest.mark.parametrize("bad", [
+    {"south": {"front": [[1.0]] * 7, "back": [[1.0]] * 8}, "north": {"front": [[1.0]] * 8, "back": [[1.0]] * 8}},
+    {"south": {"front": [[1.0]] * 8}},
+    {"south": {"front": [[-1.0]] * 8, "back": [[1.0]] * 8}, "north": {"front": [[1.0]] * 8, "back": [[1.0]] * 8}},
+    {"south": {"front": [[0.0]] * 8, "back": [[1.0]] * 8}, "north": {"front": [[1.0]] * 8, "back": [[1.0]] * 8}},
+])
+def test_bad_probabilities_are_rejected(bad: dict) -> None:
+    with pytest.raises(ValueError):
+        Observation.from_probabilities(bad)
+
+
+def test_nyumba_choice_and_capture_are_reported() -> None:
+    # Find, by random play, a position offering the stop/safari choice (4.2.1.2).
+    rng = random.Random(3)
+    for _ in range(200):
+        pos = Position.start()
+        for _ply in range(60):
+            moves = pos.legal_moves
+            if not moves:
+                break
+            safari = [m for m in moves if m.safari and Move(m.hole, m.direction, False) in moves]
+            if safari:
+                m = safari[0]
+                stop = Move(m.hole, m.direction, False)
+                after_stop, trace_stop = pos.play(stop)
+                after_safari, trace_safari = pos.play(m)
+                v_stop = describe_move(pos, stop, after_stop, trace_stop)
+                v_safari = describe_move(pos, m, after_safari, trace_safari)
+                assert v_stop.nyumba == "stop" and v_safari.nyumba == "safari"
+                assert v_stop.kind == "capture"  # 4.2.1.2: the choice comes only in a capture move
+                assert v_stop.captured > 0 and v_stop.captured_holes
+                assert v_safari.notation.endswith("+")
+                # the opponent loses exactly the captured seeds from the board
+                opp = "north" if pos.to_move == "south" else "south"
+                lost = sum(sum(pos.counts(opp)[r]) - sum(after_stop.counts(opp)[r]) for r in ("front", "back"))
+                assert lost == v_stop.captured
+                return
+            pos.push(rng.choice(moves))
+    pytest.fail("no position with a nyumba choice found by random play")
+
+
+def test_apply_moves_rejects_an_illegal_move() -> None:
+    with pytest.raises(ValueError):
+        apply_moves(Position.start(), ["A1<"])
+    end, verdicts = apply_moves(Position.start(), ["A6<*"])
+    assert verdicts[0].notation == "A6<*" and end.to_move == "north"
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_games_read_with_noise_are_refereed_correctly(seed: int) -> None:
+    """Every move of random games, read with noisy probabilities, is accepted as played."""
+    rng = random.Random(seed)
+    nrng = np.random.default_rng(seed)
+    pos = Position.start()
+    accepted = ambiguous = 0
+    for _ply in range(40):
+        moves = pos.legal_moves
+        if not moves:
+            break
+        move = rng.choice(moves)
+        after, _ = pos.play(move)
+        verdict = infer_move(pos, noisy(list(board_vector(after.to_json())), 0.7, nrng))
+        if verdict.status == "ambiguous":
+            # only allowed when another legal move leaves exactly the same board
+            same = [m for m in moves if m != move and list(board_vector(pos.play(m)[0].to_json())) == list(board_vector(after.to_json()))]
+            assert same, verdict.message
+            ambiguous += 1
+        else:
+            assert verdict.status == "accepted", verdict.message
+            assert [m.notation for m in verdict.moves] == [pos.notation(move)]
+            accepted += 1
+        pos = after
+    assert accepted > 0
