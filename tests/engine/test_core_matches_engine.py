@@ -16,8 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from engine import Position, Rules
-from engine import core
+from engine import Position, Rules, core
 
 pytestmark = pytest.mark.slow
 
@@ -48,7 +47,9 @@ def _check(pos: Position) -> int:
     st = core.state_from_position(pos)
     winner = core.game_result(st, core.rules_array(pos.rules))
     outcome = pos.outcome()
-    expected_winner = core.NO_WINNER if outcome is None else ("south", "north").index(outcome.winner)
+    expected_winner = (
+        core.NO_WINNER if outcome is None else ("south", "north").index(outcome.winner)
+    )
     assert winner == expected_winner, f"game result differs {where}"
     return len(expected)
 
