@@ -91,115 +91,101 @@ def weight_vector(weights: dict[str, float]) -> np.ndarray:
     return np.array([float(weights.get(name, 0.0)) for name in FEATURES], dtype=np.float64)
 
 
-def side_captures(front: np.ndarray, back: np.ndarray, reserve: np.ndarray, s: int) -> tuple:
-    """(largest capture, number of capturing first sowings) for side `s`.
+# The fast core's state layout (engine/core.py), mirrored here so that this
+# module needs no numba; tests/engine/test_evaluate.py checks they agree.
+RESERVE = 32
+OWNED = 34
+TO_MOVE = 36
+BLOCKED = 37
+STATE_SIZE = 44
 
-    `front[s, i]` is hole i+1 of side s's front row, `back[s, i]` its back
-    row; side s's hole i faces the other side's hole 7 - i. numba-compatible.
+
+def feature_kernel(st: np.ndarray, out: np.ndarray) -> None:
+    """Write the FEATURES of state `st` into `out` (float64, length N_FEATURES).
+
+    `st` uses the fast core's layout: `st[16*s + r]` is ring index r of side s
+    (South 0, North 1; r < 8 front hole r+1, r >= 8 back hole 16-r; ring index
+    r faces the other side's 7-r), then reserves, nyumba ownership, side to
+    move and the kutakatia-blocked hole (-1 for none). numba-compatible: the
+    fast search compiles this very function.
     """
-    o = 1 - s
-    best = 0
-    count = 0
-    if reserve[s] > 0:
-        # Kunamua (2.2): the reserve seed goes into an occupied front hole
-        # facing an occupied one, which is captured.
-        for i in range(8):
-            if front[s, i] > 0 and front[o, 7 - i] > 0:
-                count += 1
-                if front[o, 7 - i] > best:
-                    best = front[o, 7 - i]
-        return best, count
-    # Mtaji (1.4, 3.4): ring index r: 0..7 front holes 1..8, 8..15 back B8..B1.
-    for r in range(16):
-        c = front[s, r] if r < 8 else back[s, 15 - r]
-        if c < 2 or c > 15:
-            continue
-        for d in (-1, 1):
-            land = (r + d * c) % 16
-            if land < 8 and front[s, land] > 0 and front[o, 7 - land] > 0:
-                count += 1
-                if front[o, 7 - land] > best:
-                    best = front[o, 7 - land]
-    return best, count
-
-
-def feature_kernel(
-    front: np.ndarray,
-    back: np.ndarray,
-    reserve: np.ndarray,
-    owned: np.ndarray,
-    mover: int,
-    mover_blocked: int,
-    out: np.ndarray,
-) -> None:
-    """Write the FEATURES of a position into `out` (float64, length N_FEATURES).
-
-    Arrays are indexed [side, hole-1] with side 0 = South, 1 = North;
-    `owned[side]` is 1 while that nyumba is owned; `mover` is the side to move;
-    `mover_blocked` is 1 when the mover has a kutakatia-blocked hole.
-    numba-compatible (plain loops, no Python objects).
-    """
-    opp = 1 - mover
+    mover = st[TO_MOVE]
     for k in range(N_FEATURES):
         out[k] = 0.0
     for side in range(2):
         sign = 1.0 if side == mover else -1.0
-        o = 1 - side
+        b = 16 * side
+        ob = 16 * (1 - side)
         board = 0
         front_sum = 0
         occupied = 0
         movable = 0
         exposed = 0
-        for i in range(8):
-            f = front[side, i]
-            b = back[side, i]
-            board += f + b
-            front_sum += f
-            if f > 0:
-                occupied += 1
-                if front[o, 7 - i] > 0:
-                    exposed += f
-            if f >= 2:
+        for r in range(16):
+            c = st[b + r]
+            board += c
+            if c >= 2:
                 movable += 1
-            if b >= 2:
-                movable += 1
-        out[0] += sign * (board + reserve[side])
+            if r < 8:
+                front_sum += c
+                if c > 0:
+                    occupied += 1
+                    if st[ob + 7 - r] > 0:
+                        exposed += c
+        out[0] += sign * (board + st[RESERVE + side])
         out[1] += sign * front_sum
         out[2] += sign * occupied
         out[3] += sign * movable
-        if owned[side] > 0 and front[side, 4] >= 6:
+        if st[OWNED + side] > 0 and st[b + 4] >= 6:
             out[4] += sign
         out[5] += sign * exposed
-    best, count = side_captures(front, back, reserve, mover)
-    out[6] = best
-    out[8] = count
-    best, count = side_captures(front, back, reserve, opp)
-    out[7] = best
-    out[9] = count
-    out[10] = mover_blocked
+        # Captures by the first sowing (kunamua 2.2; mtaji 1.4, 3.4.2).
+        best = 0
+        count = 0
+        if st[RESERVE + side] > 0:
+            for i in range(8):
+                if st[b + i] > 0 and st[ob + 7 - i] > 0:
+                    count += 1
+                    if st[ob + 7 - i] > best:
+                        best = st[ob + 7 - i]
+        else:
+            for r in range(16):
+                c = st[b + r]
+                if c < 2 or c > 15:
+                    continue
+                for d in (-1, 1):
+                    land = (r + d * c) % 16
+                    if land < 8 and st[b + land] > 0 and st[ob + 7 - land] > 0:
+                        count += 1
+                        if st[ob + 7 - land] > best:
+                            best = st[ob + 7 - land]
+        if side == mover:
+            out[6] = best
+            out[8] = count
+        else:
+            out[7] = best
+            out[9] = count
+    out[10] = 1.0 if st[BLOCKED] >= 0 else 0.0
 
 
-def position_arrays(position: Any) -> tuple:
-    """(front, back, reserve, owned, mover, mover_blocked) of an engine Position."""
-    front = np.zeros((2, 8), dtype=np.int64)
-    back = np.zeros((2, 8), dtype=np.int64)
-    reserve = np.zeros(2, dtype=np.int64)
-    owned = np.zeros(2, dtype=np.int64)
+def position_state(position: Any) -> np.ndarray:
+    """An engine Position in the fast core's state layout (the fields features use)."""
+    st = np.zeros(STATE_SIZE, dtype=np.int64)
     for s, side in enumerate(("south", "north")):
         counts = position.counts(side)
-        front[s] = counts["front"]
-        back[s] = counts["back"]
-        reserve[s] = position.reserve(side)
-        owned[s] = 1 if position.nyumba_owned(side) else 0
-    mover = 0 if position.to_move == "south" else 1
-    blocked = 1 if position.blocked is not None else 0
-    return front, back, reserve, owned, mover, blocked
+        st[16 * s : 16 * s + 8] = counts["front"]
+        st[16 * s + 8 : 16 * s + 16] = counts["back"][::-1]  # ring: B8..B1
+        st[RESERVE + s] = position.reserve(side)
+        st[OWNED + s] = 1 if position.nyumba_owned(side) else 0
+    st[TO_MOVE] = 0 if position.to_move == "south" else 1
+    st[BLOCKED] = 0 if position.blocked is not None else -1
+    return st
 
 
 def features(position: Any) -> dict[str, float]:
     """The named features of `position` (from the side to move's view)."""
     out = np.zeros(N_FEATURES, dtype=np.float64)
-    feature_kernel(*position_arrays(position), out)
+    feature_kernel(position_state(position), out)
     return dict(zip(FEATURES, (float(x) for x in out), strict=True))
 
 

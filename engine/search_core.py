@@ -1,0 +1,474 @@
+"""The fast search: the alpha-beta of engine/search.py as numba functions over engine.core.
+
+Same algorithm as :func:`engine.search.search_position` (iterative-deepening
+negamax alpha-beta, transposition table, multi-PV root), plus principal
+variation search (null windows after the first move), killer moves and a
+history table for move ordering, captures first. Positions are the fast
+core's int32 state arrays; moves its int codes. The evaluation is
+:func:`engine.evaluate.feature_kernel` compiled by numba, dotted with the
+weights.
+
+Only :func:`best_move_fast` is meant to be called from outside (through
+``engine.search.best_move``). Importing this module imports numba; the first
+call in a process compiles or loads the cached machine code (~1 s).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+from numba import njit, objmode
+
+from engine import core
+from engine.core import MAX_MOVES, NO_WINNER, STATE_SIZE, TO_MOVE, WINNER, _gen
+from engine.evaluate import N_FEATURES, feature_kernel, load_weights, weight_vector
+from engine.search import INF, PROVEN_MARGIN, WIN_SCORE, SearchResult, proven_text
+
+MAX_PLY = 64
+TT_BITS = 20
+TT_SIZE = 1 << TT_BITS
+EXACT, LOWER, UPPER = 0, 1, 2
+
+# counters array slots
+C_NODES, C_LIMIT, C_ABORT = 0, 1, 2
+
+_features = njit(cache=True)(feature_kernel)
+
+
+def _zobrist() -> np.ndarray:
+    rng = np.random.default_rng(0x5EED_BA0)
+    # rows 0..43: one key per state slot and value 0..64 (slots beyond 37 unused)
+    return rng.integers(1, 2**63 - 1, size=(STATE_SIZE, 66), dtype=np.int64).astype(np.uint64)
+
+
+ZOBRIST = _zobrist()
+
+
+@njit(cache=True)
+def _now() -> float:
+    with objmode(t="float64"):
+        t = time.perf_counter()
+    return t
+
+
+@njit(cache=True)
+def _hash(st, zob):
+    h = np.uint64(0)
+    for i in range(38):  # holes, reserves, ownership, side to move, blocked
+        v = st[i] + 1  # blocked is -1..15
+        if v > 65:
+            v = 65
+        h ^= zob[i, v]
+    return h
+
+
+@njit(cache=True)
+def _evaluate(st, w, fbuf):
+    _features(st, fbuf)
+    s = 0.0
+    for k in range(fbuf.shape[0]):
+        s += w[k] * fbuf[k]
+    return s
+
+
+@njit(cache=True)
+def _to_tt(score, ply):
+    if score > WIN_SCORE - PROVEN_MARGIN:
+        return score + ply
+    if score < -(WIN_SCORE - PROVEN_MARGIN):
+        return score - ply
+    return score
+
+
+@njit(cache=True)
+def _from_tt(score, ply):
+    if score > WIN_SCORE - PROVEN_MARGIN:
+        return score - ply
+    if score < -(WIN_SCORE - PROVEN_MARGIN):
+        return score + ply
+    return score
+
+
+@njit(cache=True)
+def _front_empty_winner(st):
+    s0 = 0
+    s1 = 0
+    for i in range(8):
+        s0 += st[i]
+        s1 += st[16 + i]
+    if s0 == 0:
+        return 1
+    if s1 == 0:
+        return 0
+    return NO_WINNER
+
+
+@njit(cache=True)
+def _check_limits(counters, deadline):
+    if counters[C_LIMIT] > 0 and counters[C_NODES] >= counters[C_LIMIT]:
+        counters[C_ABORT] = 1
+    elif deadline > 0.0 and (counters[C_NODES] & 511) == 0 and _now() >= deadline:
+        counters[C_ABORT] = 1
+
+
+@njit(cache=True)
+def _negamax(
+    st, me, depth, alpha, beta, ply, rules, w, fbuf, zob,
+    tt_key, tt_score, tt_depth, tt_flag, tt_move,
+    moves, results, keys, killers, history, counters, deadline,
+):  # fmt: skip
+    counters[C_NODES] += 1
+    _check_limits(counters, deadline)
+    if counters[C_ABORT] != 0:
+        return 0.0
+    if depth <= 0 or ply >= MAX_PLY - 1:
+        return _evaluate(st, w, fbuf)
+    h = _hash(st, zob)
+    slot = np.int64(h & np.uint64(TT_SIZE - 1))
+    best_code = -1
+    if tt_key[slot] == h:
+        best_code = tt_move[slot]
+        if tt_depth[slot] >= depth:
+            s = _from_tt(tt_score[slot], ply)
+            f = tt_flag[slot]
+            if f == EXACT or (f == LOWER and s >= beta) or (f == UPPER and s <= alpha):
+                return s
+    out = moves[ply]
+    res = results[ply]
+    n = _gen(st, rules, out, res)
+    if n == 0:  # game over: a front row is empty, or no legal move (1.2)
+        wnr = st[WINNER]
+        if wnr == NO_WINNER:
+            wnr = _front_empty_winner(st)
+        if wnr == NO_WINNER:
+            wnr = 1 - me
+        return WIN_SCORE - ply if wnr == me else -(WIN_SCORE - ply)
+    # Order: table move, killers, then captured seeds and history.
+    kk = keys[ply]
+    for i in range(n):
+        code = out[i]
+        if code == best_code:
+            kk[i] = 1e12
+        elif code == killers[ply, 0]:
+            kk[i] = 1e10
+        elif code == killers[ply, 1]:
+            kk[i] = 1e9
+        else:
+            kk[i] = res[i, core.CAPTURED] * 1e6 + history[me, code]
+    alpha0 = alpha
+    best = -INF
+    best_code = out[0]
+    for j in range(n):
+        # selection sort step: bring the best remaining move to j
+        m = j
+        for i in range(j + 1, n):
+            if kk[i] > kk[m]:
+                m = i
+        if m != j:
+            kk[j], kk[m] = kk[m], kk[j]
+            c = out[j]
+            out[j] = out[m]
+            out[m] = c
+            for x in range(STATE_SIZE):
+                t = res[j, x]
+                res[j, x] = res[m, x]
+                res[m, x] = t
+        child = res[j]
+        wnr = child[WINNER]
+        if wnr == NO_WINNER:
+            wnr = _front_empty_winner(child)
+        if wnr != NO_WINNER:
+            s = WIN_SCORE - (ply + 1) if wnr == me else -(WIN_SCORE - (ply + 1))
+        elif j == 0:
+            s = -_negamax(
+                child, 1 - me, depth - 1, -beta, -alpha, ply + 1, rules, w, fbuf, zob,
+                tt_key, tt_score, tt_depth, tt_flag, tt_move,
+                moves, results, keys, killers, history, counters, deadline,
+            )  # fmt: skip
+        else:
+            s = -_negamax(
+                child, 1 - me, depth - 1, -alpha - 1e-6, -alpha, ply + 1, rules, w, fbuf, zob,
+                tt_key, tt_score, tt_depth, tt_flag, tt_move,
+                moves, results, keys, killers, history, counters, deadline,
+            )  # fmt: skip
+            if s > alpha and s < beta and counters[C_ABORT] == 0:
+                s = -_negamax(
+                    child, 1 - me, depth - 1, -beta, -alpha, ply + 1, rules, w, fbuf, zob,
+                    tt_key, tt_score, tt_depth, tt_flag, tt_move,
+                    moves, results, keys, killers, history, counters, deadline,
+                )  # fmt: skip
+        if counters[C_ABORT] != 0:
+            return 0.0
+        if s > best:
+            best = s
+            best_code = out[j]
+            if s > alpha:
+                alpha = s
+                if alpha >= beta:
+                    code = out[j]
+                    if res[j, core.CAPTURED] == 0 and killers[ply, 0] != code:
+                        killers[ply, 1] = killers[ply, 0]
+                        killers[ply, 0] = code
+                    history[me, code] += depth * depth
+                    break
+    flag = UPPER if best <= alpha0 else (LOWER if best >= beta else EXACT)
+    if tt_key[slot] != h or tt_depth[slot] <= depth:
+        tt_key[slot] = h
+        tt_score[slot] = _to_tt(best, ply)
+        tt_depth[slot] = depth
+        tt_flag[slot] = flag
+        tt_move[slot] = best_code
+    return best
+
+
+@njit(cache=True)
+def _search_root(
+    root_res, order, depth, top, me, rules, w, fbuf, zob,
+    tt_key, tt_score, tt_depth, tt_flag, tt_move,
+    moves, results, keys, killers, history, counters, deadline, scores,
+):  # fmt: skip
+    """Search the root moves in `order` at `depth`; scores[k] for order[k].
+
+    Returns how many root moves finished before a limit stopped the search.
+    Scores above the multi-PV bar (the (top+1)-th best so far) are exact;
+    the others are upper bounds at most that bar.
+    """
+    best_vals = np.full(top + 1, -INF)
+    for k in range(order.shape[0]):
+        child = root_res[order[k]]
+        bar = best_vals[top]
+        wnr = child[WINNER]
+        if wnr == NO_WINNER:
+            wnr = _front_empty_winner(child)
+        if wnr != NO_WINNER:
+            s = WIN_SCORE - 1 if wnr == me else -(WIN_SCORE - 1)
+        elif depth <= 1:
+            s = -_evaluate(child, w, fbuf)
+            counters[C_NODES] += 1
+        elif bar <= -INF:
+            s = -_negamax(
+                child, 1 - me, depth - 1, -INF, INF, 1, rules, w, fbuf, zob,
+                tt_key, tt_score, tt_depth, tt_flag, tt_move,
+                moves, results, keys, killers, history, counters, deadline,
+            )  # fmt: skip
+        else:
+            s = -_negamax(
+                child, 1 - me, depth - 1, -bar - 1e-6, -bar, 1, rules, w, fbuf, zob,
+                tt_key, tt_score, tt_depth, tt_flag, tt_move,
+                moves, results, keys, killers, history, counters, deadline,
+            )  # fmt: skip
+            if s > bar and counters[C_ABORT] == 0:
+                s = -_negamax(
+                    child, 1 - me, depth - 1, -INF, -bar, 1, rules, w, fbuf, zob,
+                    tt_key, tt_score, tt_depth, tt_flag, tt_move,
+                    moves, results, keys, killers, history, counters, deadline,
+                )  # fmt: skip
+        if counters[C_ABORT] != 0:
+            return k
+        scores[k] = s
+        # insert into the sorted top+1 list
+        if s > best_vals[top]:
+            i = top
+            while i > 0 and best_vals[i - 1] < s:
+                best_vals[i] = best_vals[i - 1]
+                i -= 1
+            best_vals[i] = s
+    return order.shape[0]
+
+
+@njit(cache=True)
+def _pv_codes(st, first, limit, rules, zob, tt_key, tt_move, out):
+    """Follow the table's best moves from the position after `first`."""
+    cur = core.apply_copy(st, first, rules)
+    out[0] = first
+    n = 1
+    codes = np.empty(MAX_MOVES, dtype=np.int32)
+    while n < limit:
+        if cur[WINNER] != NO_WINNER or _front_empty_winner(cur) != NO_WINNER:
+            break
+        h = _hash(cur, zob)
+        slot = np.int64(h & np.uint64(TT_SIZE - 1))
+        if tt_key[slot] != h:
+            break
+        code = tt_move[slot]
+        m = core.gen_moves(cur, rules, codes)
+        ok = False
+        for i in range(m):
+            if codes[i] == code:
+                ok = True
+        if not ok:
+            break
+        out[n] = code
+        n += 1
+        core.apply_move(cur, code, rules)
+    return n
+
+
+class _Tables:
+    """Search memory reused between calls in one process (cleared per call)."""
+
+    def __init__(self) -> None:
+        self.tt_key = np.zeros(TT_SIZE, dtype=np.uint64)
+        self.tt_score = np.zeros(TT_SIZE, dtype=np.float64)
+        self.tt_depth = np.zeros(TT_SIZE, dtype=np.int16)
+        self.tt_flag = np.zeros(TT_SIZE, dtype=np.int8)
+        self.tt_move = np.zeros(TT_SIZE, dtype=np.int32)
+        self.moves = np.zeros((MAX_PLY, MAX_MOVES), dtype=np.int32)
+        self.results = np.zeros((MAX_PLY, MAX_MOVES, STATE_SIZE), dtype=np.int32)
+        self.keys = np.zeros((MAX_PLY, MAX_MOVES), dtype=np.float64)
+        self.killers = np.full((MAX_PLY, 2), -1, dtype=np.int32)
+        self.history = np.zeros((2, MAX_MOVES), dtype=np.float64)
+        self.fbuf = np.zeros(N_FEATURES, dtype=np.float64)
+
+    def clear(self) -> None:
+        self.tt_key[:] = 0
+        self.tt_depth[:] = 0
+        self.killers[:] = -1
+        self.history[:] = 0.0
+
+
+_TABLES: _Tables | None = None
+
+
+def _tables() -> _Tables:
+    global _TABLES
+    if _TABLES is None:
+        _TABLES = _Tables()
+    return _TABLES
+
+
+_WARM = False
+
+
+def _warm_up(tb: _Tables, rules: np.ndarray, weights: np.ndarray) -> None:
+    """Compile (or load from numba's cache) every kernel before the clock starts."""
+    global _WARM
+    if _WARM:
+        return
+    st = core.start_state()
+    codes = np.zeros(MAX_MOVES, dtype=np.int32)
+    res = np.zeros((MAX_MOVES, STATE_SIZE), dtype=np.int32)
+    n = _gen(st, rules, codes, res)
+    counters = np.zeros(3, dtype=np.int64)
+    counters[C_LIMIT] = 200
+    scores = np.zeros(n, dtype=np.float64)
+    _search_root(
+        res, np.arange(n, dtype=np.int64), 3, 1, 0, rules, weights, tb.fbuf, ZOBRIST,
+        tb.tt_key, tb.tt_score, tb.tt_depth, tb.tt_flag, tb.tt_move,
+        tb.moves, tb.results, tb.keys, tb.killers, tb.history, counters, time.perf_counter() + 60.0,
+        scores,
+    )  # fmt: skip
+    pv = np.zeros(MAX_PLY, dtype=np.int32)
+    _pv_codes(st, codes[0], 2, rules, ZOBRIST, tb.tt_key, tb.tt_move, pv)
+    _WARM = True
+
+
+def search_state(
+    st: np.ndarray,
+    rules: np.ndarray,
+    weights: np.ndarray,
+    time_limit: float | None,
+    node_limit: int | None,
+    top: int = 1,
+    seed: int = 0,
+    max_depth: int = 64,
+) -> dict[str, Any]:
+    """Search a core state; returns codes and scores (see best_move_fast)."""
+    tb = _tables()
+    _warm_up(tb, rules, weights)
+    start = time.perf_counter()
+    deadline = 0.0 if time_limit is None else start + time_limit
+    tb.clear()
+    me = int(st[TO_MOVE])
+    root_codes = np.zeros(MAX_MOVES, dtype=np.int32)
+    root_res = np.zeros((MAX_MOVES, STATE_SIZE), dtype=np.int32)
+    n = _gen(st, rules, root_codes, root_res)
+    if n == 0:
+        raise ValueError("the game is over: there is no move to suggest")
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(n).astype(np.int64)  # seeded tie-breaking
+    ranked = [(int(i), 0.0) for i in order]
+    counters = np.zeros(3, dtype=np.int64)
+    counters[C_LIMIT] = 0 if node_limit is None else node_limit
+    scores = np.zeros(n, dtype=np.float64)
+    depth_done = 0
+    max_depth = min(max_depth, MAX_PLY - 2)
+    for depth in range(1, max_depth + 1):
+        order = np.array([i for i, _ in ranked], dtype=np.int64)
+        done = _search_root(
+            root_res, order, depth, top, me, rules, weights, tb.fbuf, ZOBRIST,
+            tb.tt_key, tb.tt_score, tb.tt_depth, tb.tt_flag, tb.tt_move,
+            tb.moves, tb.results, tb.keys, tb.killers, tb.history, counters, deadline, scores,
+        )  # fmt: skip
+        if done < n:
+            # Unfinished iteration: keep the last complete one, unless a move
+            # searched now beat the previous best's new score (an exact value).
+            if done > 1 and depth_done > 0:
+                part = sorted(
+                    ((int(order[k]), float(scores[k])) for k in range(done)), key=lambda x: -x[1]
+                )
+                if part[0][0] != ranked[0][0]:
+                    seen = {i for i, _ in part}
+                    ranked = part + [(i, s) for i, s in ranked if i not in seen]
+            break
+        ranked = sorted(((int(order[k]), float(scores[k])) for k in range(n)), key=lambda x: -x[1])
+        depth_done = depth
+        if abs(ranked[0][1]) > WIN_SCORE - PROVEN_MARGIN:
+            break
+        if n == 1 and depth >= 2:
+            break
+        if counters[C_ABORT]:
+            break
+    best_index, value = ranked[0]
+    pv = np.zeros(MAX_PLY, dtype=np.int32)
+    npv = _pv_codes(
+        st, root_codes[best_index], max(depth_done, 1), rules, ZOBRIST, tb.tt_key, tb.tt_move, pv
+    )
+    return {
+        "move": int(root_codes[best_index]),
+        "evaluation": value,
+        "pv": [int(c) for c in pv[:npv]],
+        "alternatives": [(int(root_codes[i]), s) for i, s in ranked[1 : 1 + top]],
+        "nodes": int(counters[C_NODES]),
+        "time_s": time.perf_counter() - start,
+        "depth": depth_done,
+    }
+
+
+def best_move_fast(
+    position: Any,
+    time_limit: float | None,
+    node_limit: int | None,
+    top: int,
+    seed: int,
+    weights: dict[str, float] | None,
+    max_depth: int,
+) -> SearchResult:
+    """engine.search.best_move on the fast core (same arguments and result)."""
+    st = core.state_from_position(position)
+    engine_rules = getattr(position, "rules", None)
+    rules = core.rules_array(engine_rules)
+    w = weight_vector(load_weights() if weights is None else weights)
+    r = search_state(st, rules, w, time_limit, node_limit, top, seed, max_depth)
+
+    def to_move_obj(code: int, state: np.ndarray) -> Any:
+        return core.move_to_engine(code, state, engine_rules)
+
+    pv_moves = []
+    cur = st.copy()
+    for code in r["pv"]:
+        pv_moves.append(to_move_obj(code, cur))
+        core.apply_move(cur, code, rules)
+    return SearchResult(
+        move=to_move_obj(r["move"], st),
+        evaluation=float(r["evaluation"]),
+        proven=proven_text(r["evaluation"], position.to_move),
+        pv=pv_moves,
+        alternatives=[(to_move_obj(c, st), float(s)) for c, s in r["alternatives"]],
+        nodes=r["nodes"],
+        time_s=r["time_s"],
+        depth=r["depth"],
+        backend="fast",
+    )
