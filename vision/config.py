@@ -35,7 +35,7 @@ class LocateConfig:
 class RectifyConfig:
     """Stage 2a: homography to the canonical top view (South at the bottom)."""
 
-    width_px: int = 800  # canonical board width; height = width / aspect
+    width_px: int = 400  # canonical view width for the grid fit (crops come from the image)
     default_aspect: float = 2.345  # width / height of the playing surface when unknown
     min_aspect: float = 1.6
     max_aspect: float = 3.0
@@ -59,6 +59,9 @@ class GridConfig:
     ring_width_px: float = 3.0  # width of the rim ring template (canonical px)
     min_inliers: int = 16  # pits agreeing with the lattice fit needed to move the corners
     inlier_frac: float = 0.08  # RANSAC reprojection threshold / pitch
+    edge_band_frac: float = 0.12  # corners: edges searched within this / pitch of the lattice's
+    max_passes: int = 3  # lattice -> corners -> rectify -> lattice passes at most
+    settle_frac: float = 0.05  # stop when the corners move less than this / pitch
     own_peak_frac: float = 0.06  # a pit keeps its own rim peak within this / pitch of the fit
     occluded_rim_ratio: float = 0.45  # rim score below this x the median rim -> occluded
 

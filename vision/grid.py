@@ -138,8 +138,12 @@ def fit_grid(canonical: np.ndarray, cfg: GridConfig = DEFAULT.grid) -> PitGrid:
             peaks[r, c] = (xa + ix, ya + iy)
     src = nominal.reshape(-1, 1, 2).astype(np.float32)
     dst = peaks.reshape(-1, 1, 2).astype(np.float32)
-    hmat, inl = cv2.findHomography(src, dst, cv2.RANSAC, cfg.inlier_frac * pitch)
+    # an affine lattice fit: after rectification what is left of the perspective is
+    # small, and a full homography would extrapolate the noise of a few peaks
+    amat, inl = cv2.estimateAffine2D(src, dst, method=cv2.RANSAC,
+                                     ransacReprojThreshold=cfg.inlier_frac * pitch)
     inliers = int(inl.sum()) if inl is not None else 0
+    hmat = None if amat is None else np.vstack([amat, [0.0, 0.0, 1.0]])
     if hmat is None or inliers < cfg.min_inliers:
         hmat, fitted = np.eye(3), nominal
     else:

@@ -136,13 +136,13 @@ def _score_quad(small: np.ndarray, quad: np.ndarray, cfg: VisionConfig) -> tuple
     return best, best_q
 
 
-def _edge_magnitude(grey: np.ndarray) -> np.ndarray:
+def edge_magnitude(grey: np.ndarray) -> np.ndarray:
     gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
     return cv2.magnitude(gx, gy)
 
 
-def _refine_sides(mag: np.ndarray, quad: np.ndarray, band: float) -> np.ndarray:
+def refine_sides(mag: np.ndarray, quad: np.ndarray, band: float) -> np.ndarray:
     """Refit each side on a gradient-magnitude image and intersect the lines."""
     lines = []
     offsets = np.arange(-band, band + 0.5, 1.0, dtype=np.float32)
@@ -189,7 +189,7 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
     h, w = image.shape[:2]
     scale = min(1.0, lc.work_long_side_px / max(h, w))
     small = cv2.resize(image, (int(round(w * scale)), int(round(h * scale))), interpolation=cv2.INTER_AREA)
-    small_mag = _edge_magnitude(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY))
+    small_mag = edge_magnitude(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY))
     seen: list[np.ndarray] = []
     scored: list[tuple[float, np.ndarray, str]] = []
     for name, mask in _masks(small, cfg):
@@ -198,7 +198,7 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
             if not _valid(q, cfg) or any(np.abs(q - s).max() < 3 for s in seen):
                 continue
             seen.append(q)
-            q = _refine_sides(small_mag, q, band=lc.refine_edge_band_px)
+            q = refine_sides(small_mag, q, band=lc.refine_edge_band_px)
             s, q2 = _score_quad(small, q, cfg)
             scored.append((s, q2, name))
     if not scored:
@@ -209,8 +209,8 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
         raise BoardNotFound(
             f"no 4x8 pit grid found (best fit {best_s:.2f} < {lc.min_grid_score:.2f})")
     full = best_q / scale
-    mag = _edge_magnitude(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
-    refined = _refine_sides(mag, full, band=max(2.0, 1.5 / scale))
+    mag = edge_magnitude(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+    refined = refine_sides(mag, full, band=max(2.0, 1.5 / scale))
     return BoardQuad(refined, best_s, cfg.rectify.default_aspect, method)
 
 

@@ -26,9 +26,16 @@ from vision.errors import BoardNotFound
 from vision.grid import PitGrid, corrected_corners, fit_grid
 from vision.holes import HOLE_CELL, HOLES, nested
 from vision.io import check_image
-from vision.locate import BoardQuad, given_corners, locate_board
+from vision.locate import BoardQuad, edge_magnitude, given_corners, locate_board, refine_sides
 from vision.profile import BoardProfile
-from vision.rectify import canonical_size, long_axis_first, order_clockwise, orient_corners, rectify, to_image
+from vision.rectify import (
+    canonical_size,
+    long_axis_first,
+    order_clockwise,
+    orient_corners,
+    rectify,
+    to_image,
+)
 
 #: counter(crops, look) -> one object with .probabilities (41 floats) per crop
 Counter = Callable[[Sequence[np.ndarray], Any], Sequence[Any]]
@@ -115,6 +122,45 @@ def pit_crops(image: np.ndarray, hmat: np.ndarray, grid: PitGrid, cfg: VisionCon
     return crops
 
 
+def fit_board(
+    image: np.ndarray, corners: np.ndarray, aspect: float, cfg: VisionConfig = DEFAULT,
+    lap: Callable[[str], None] | None = None,
+) -> tuple[np.ndarray, np.ndarray, PitGrid]:
+    """Rectify, fit the pit grid, let the lattice correct the corners, and refit.
+
+    Returns the corrected canonical corners (image px), the image -> canonical
+    homography and the grid on that canonical view.
+    """
+    tick = lap or (lambda stage: None)
+    corners = np.asarray(corners, np.float64)
+    canonical, hmat = rectify(image, corners, aspect, cfg.rectify)
+    tick("rectify")
+    grid = fit_grid(canonical, cfg.grid)
+    tick("grid")
+    mag = None
+    for _ in range(cfg.grid.max_passes):
+        if grid.inliers < cfg.grid.min_inliers:
+            break
+        # the lattice says where the playing surface's edges are (to a fraction of
+        # a pitch, even when the quad hugged the board's side faces); the strongest
+        # edges near those lines then give the corners precisely
+        size = canonical_size(aspect, cfg.rectify)
+        lattice = to_image(corrected_corners(grid, size), hmat)
+        pitch_img = float(np.linalg.norm(lattice[1] - lattice[0])) / cfg.grid.cols
+        if mag is None:
+            mag = edge_magnitude(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+        new = refine_sides(mag, lattice, band=max(2.0, cfg.grid.edge_band_frac * pitch_img))
+        moved = float(np.linalg.norm(new - corners, axis=1).max())
+        corners = new
+        canonical, hmat = rectify(image, corners, aspect, cfg.rectify)
+        tick("rectify")
+        grid = fit_grid(canonical, cfg.grid)
+        tick("grid")
+        if moved < cfg.grid.settle_frac * pitch_img:
+            break
+    return np.asarray(corners, np.float64), hmat, grid
+
+
 def _board(image: np.ndarray, south: str, profile: BoardProfile | None, cfg: VisionConfig) -> tuple[np.ndarray, float]:
     """Canonical TL, TR, BR, BL corners and the aspect, from the profile or the image."""
     if profile is not None:
@@ -170,17 +216,7 @@ def recognize(
             return Recognition.not_found(str(exc), timings)
         raise
     lap("locate")
-    canonical, hmat = rectify(image, corners, aspect, cfg.rectify)
-    lap("rectify")
-    grid = fit_grid(canonical, cfg.grid)
-    lap("grid")
-    if grid.inliers >= cfg.grid.min_inliers:
-        size = canonical_size(aspect, cfg.rectify)
-        corners = to_image(corrected_corners(grid, size), hmat)
-        canonical, hmat = rectify(image, corners, aspect, cfg.rectify)
-        lap("rectify")
-        grid = fit_grid(canonical, cfg.grid)
-        lap("grid")
+    corners, hmat, grid = fit_board(image, corners, aspect, cfg, lap)
     crops = pit_crops(image, hmat, grid, cfg)
     results = (counter or _default_counter)(crops, _seed_look(profile))
     probs = np.array([np.asarray(r.probabilities, np.float64) for r in results])

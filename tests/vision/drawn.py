@@ -54,19 +54,19 @@ def draw_board(counts: dict[str, int], rng: np.random.Generator, wood=(60, 110, 
         else:
             cv2.circle(img, centre, radius, rim, -1)
             cv2.circle(img, centre, radius - 3, dark, -1)
-        _draw_seeds(img, centre, radius - 6, counts.get(name, 0), rng)
+        _draw_seeds(img, centre, radius - 5, counts.get(name, 0), rng)
     return np.clip(img, 0, 255).astype(np.uint8)
 
 
 def _draw_seeds(img: np.ndarray, centre: tuple[int, int], r: int, n: int, rng: np.random.Generator) -> None:
-    seed_r = 5
+    seed_r = 4
     placed: list[tuple[float, float]] = []
     tries = 0
     while len(placed) < n and tries < 5000:
         tries += 1
         a, d = rng.uniform(0, 2 * np.pi), r * np.sqrt(rng.uniform(0, 1))
         x, y = centre[0] + d * np.cos(a), centre[1] + d * np.sin(a)
-        if all((x - u) ** 2 + (y - v) ** 2 > (2 * seed_r + 1) ** 2 for u, v in placed):
+        if all((x - u) ** 2 + (y - v) ** 2 > (2 * seed_r + 4) ** 2 for u, v in placed):
             placed.append((x, y))
     for x, y in placed:
         cv2.circle(img, (int(round(x)), int(round(y))), seed_r, (215, 225, 230), -1)

@@ -1,0 +1,72 @@
+"""Building a board profile from a start-position image."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from vision.config import DEFAULT, VisionConfig
+from vision.errors import VisionError
+from vision.holes import HOLE_CELL, HOLES, START_COUNTS
+from vision.io import check_image
+from vision.locate import given_corners, locate_board
+from vision.profile import BoardProfile
+from vision.recognize import fit_board, pit_crops
+from vision.rectify import orient_corners, to_image
+
+
+class CalibrationError(VisionError):
+    """The image cannot be turned into a profile; the message says why."""
+
+
+def calibrate_from_start(
+    image_bgr: np.ndarray,
+    south: str,
+    corners: Sequence[Sequence[float]] | None = None,
+    *,
+    cfg: VisionConfig = DEFAULT,
+    camera: str = "",
+    fit_look: Any = None,
+) -> BoardProfile:
+    """Profile of one camera setup from an image of the start position.
+
+    Args:
+        south: image side nearest South's long edge (bottom|top|left|right).
+        corners: manual playing-surface corners (canonical TL, TR, BR, BL, image
+            px); by default the board is located automatically.
+        fit_look: replaces :func:`vision.count.fit_seed_look` (tests).
+
+    Raises:
+        BoardNotFound: no board in the image (give ``corners``).
+        CalibrationError: the pit grid does not fit the located board.
+    """
+    image = check_image(image_bgr)
+    if corners is not None:
+        quad = given_corners(corners, cfg)
+        start_corners, aspect = quad.corners, quad.aspect
+    else:
+        quad = locate_board(image, cfg)
+        start_corners, aspect = orient_corners(quad.corners, south), quad.aspect
+    board_corners, hmat, grid = fit_board(image, start_corners, aspect, cfg)
+    if grid.score < cfg.locate.min_grid_score:
+        raise CalibrationError(
+            f"the 4x8 pit grid does not fit the board (score {grid.score:.2f} < "
+            f"{cfg.locate.min_grid_score:.2f}); check the corners")
+    crops = pit_crops(image, hmat, grid, cfg)
+    if fit_look is None:
+        from vision.count import fit_seed_look as fit_look
+    look = fit_look(crops, [START_COUNTS[n] for n in HOLES])
+    centres = to_image(grid.centres.reshape(-1, 2), hmat).reshape(grid.centres.shape)
+    h, w = image.shape[:2]
+    return BoardProfile(
+        image_size=(w, h),
+        corners_px=[[float(x), float(y)] for x, y in board_corners],
+        south_side=south,
+        pit_centers_px={n: [float(v) for v in centres[HOLE_CELL[n]]] for n in HOLES},
+        aspect=aspect,
+        seed_look=look.to_json() if hasattr(look, "to_json") else look,
+        grid_score=grid.score,
+        camera=camera,
+    )

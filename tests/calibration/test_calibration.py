@@ -1,0 +1,85 @@
+"""Calibration from a start-position image; profile JSON round trip and storage."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "vision"))
+from drawn import blob_counter, default_corners, draw_scene  # noqa: E402
+
+from calibration import calibrate_from_start, list_profiles, load_profile, save_profile  # noqa: E402
+from vision.errors import BoardNotFound  # noqa: E402
+from vision.holes import HOLES, START_COUNTS, flatten  # noqa: E402
+from vision.profile import BoardProfile, ProfileError  # noqa: E402
+from vision.recognize import recognize  # noqa: E402
+
+
+def counter(crops, look):
+    return [blob_counter(c) for c in crops]
+
+
+@pytest.fixture(scope="module")
+def start_scene():
+    return draw_scene(START_COUNTS, default_corners((960, 540), 180, 0.15, 0.75), size=(960, 540), seed=21)
+
+
+def test_start_image_gives_profile_with_corners_and_look(start_scene) -> None:
+    # the board is turned 180 degrees: South sits at the top of the image
+    prof = calibrate_from_start(start_scene.image, south="top")
+    assert prof.image_size == (960, 540) and prof.south_side == "top"
+    assert np.linalg.norm(np.array(prof.corners_px) - start_scene.corners, axis=1).max() < 3.0
+    assert set(prof.pit_centers_px) == set(HOLES)
+    a5 = np.array(prof.pit_centers_px["A5"])
+    assert np.linalg.norm(a5 - start_scene.pit_centers["A5"]) < 4.0
+    assert prof.seed_look is not None and prof.seed_look["seed_diam_px"] > 0
+
+
+def test_profile_round_trip_and_store(start_scene, tmp_path) -> None:
+    prof = calibrate_from_start(start_scene.image, south="top", camera="desk cam")
+    again = BoardProfile.from_json(prof.to_json())
+    assert again.to_json() == prof.to_json()
+    save_profile(prof, tmp_path, "desk")
+    assert list_profiles(tmp_path) == ["desk"]
+    assert load_profile(tmp_path, "desk").to_json() == prof.to_json()
+    with pytest.raises(ProfileError, match="no calibration profile"):
+        load_profile(tmp_path, "other")
+    with pytest.raises(ProfileError, match="profile name"):
+        save_profile(prof, tmp_path, "../evil")
+
+
+def test_recognize_with_profile_uses_its_corners_and_south(start_scene) -> None:
+    prof = calibrate_from_start(start_scene.image, south="top")
+    rec = recognize(start_scene.image, south=prof.south_side, profile=prof, counter=counter)
+    assert flatten(rec.position) == START_COUNTS
+
+
+def test_manual_corners_fallback(start_scene) -> None:
+    prof = calibrate_from_start(start_scene.image, south="top", corners=start_scene.corners.tolist())
+    assert np.linalg.norm(np.array(prof.corners_px) - start_scene.corners, axis=1).max() < 3.0
+
+
+def test_no_board_and_bad_corners_are_clear_errors() -> None:
+    blank = np.full((360, 640, 3), 128, np.uint8)
+    with pytest.raises(BoardNotFound):
+        calibrate_from_start(blank, south="bottom")
+    with pytest.raises(BoardNotFound, match="convex"):
+        calibrate_from_start(blank, south="bottom", corners=[[0, 0], [10, 10], [10, 0], [0, 10]])
+
+
+@pytest.mark.parametrize(
+    ("obj", "field"),
+    [
+        ({"corners_px": [[0, 0]] * 4, "south_side": "bottom"}, "image_size"),
+        ({"image_size": [640, 360], "corners_px": [[0, 0]] * 3, "south_side": "bottom"}, "corners_px"),
+        ({"image_size": [640, 360], "corners_px": [[0, 0]] * 4, "south_side": "north"}, "south_side"),
+        ({"image_size": [640, 360], "corners_px": [[0, 0]] * 4, "south_side": "top",
+          "pit_centers_px": {"Z9": [1, 2]}}, "pit_centers_px"),
+    ],
+)
+def test_malformed_profiles_name_the_field(obj: dict, field: str) -> None:
+    with pytest.raises(ProfileError, match=field):
+        BoardProfile.from_json(obj)

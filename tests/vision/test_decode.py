@@ -1,0 +1,66 @@
+"""Decode stage: pure numbers, totals worked out by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.decode import decode
+from vision.holes import HOLES
+
+
+def peaked(counts: dict[str, int], p: float = 0.9) -> np.ndarray:
+    probs = np.full((32, 41), (1 - p) / 40)
+    for i, n in enumerate(HOLES):
+        probs[i, counts.get(n, 0)] = p
+    return probs
+
+
+def test_clear_start_position_is_decoded_as_is() -> None:
+    counts = {"A5": 6, "A6": 2, "A7": 2, "a5": 6, "a6": 2, "a7": 2}  # 20 on the board
+    dec = decode(peaked(counts))
+    assert dec.counts["A5"] == 6 and dec.total == 20
+    assert dec.status == []
+
+
+def test_total_above_64_is_pulled_back_by_the_least_sure_pit() -> None:
+    # 31 pits sure at 2 (62 seeds); B8 says 4 (0.5) or 2 (0.45): 66 is impossible,
+    # so the joint optimum is 64 with B8 = 2.
+    counts = dict.fromkeys(HOLES, 2)
+    probs = peaked(counts, 0.95)
+    i = HOLES.index("B8")
+    probs[i] = 0.05 / 39
+    probs[i, 4], probs[i, 2] = 0.5, 0.45
+    dec = decode(probs)
+    assert dec.counts["B8"] == 2 and dec.total == 64
+    assert not any(s.startswith("total_implausible") for s in dec.status)
+
+
+def test_far_too_many_seeds_is_flagged_with_the_implied_total() -> None:
+    counts = dict.fromkeys(HOLES, 3)  # 96 seeds, all confident: cannot be a Bao position
+    dec = decode(peaked(counts, 0.97))
+    assert "total_implausible:96" in dec.status
+
+
+def test_expected_total_is_enforced() -> None:
+    counts = dict.fromkeys(HOLES, 2)  # 64
+    probs = peaked(counts, 0.9)
+    i = HOLES.index("a1")
+    probs[i] = 0.01 / 39
+    probs[i, 1], probs[i, 2] = 0.5, 0.49  # a1 leans to 1 -> 63; mtaji says 64
+    assert decode(probs).counts["a1"] == 1  # 63 is a legal kunamua total
+    assert decode(probs, expected_total=64).counts["a1"] == 2
+
+
+def test_occluded_pits_get_zero_confidence_and_a_hand_status() -> None:
+    occ = np.zeros(32, bool)
+    occ[[HOLES.index(n) for n in ("A1", "A2", "A3")]] = True
+    dec = decode(peaked({"A5": 6, "a5": 6, "A6": 4, "a6": 4}), occ)
+    assert dec.confidence["A2"] == 0.0
+    assert "hand_over_board" in dec.status
+    assert "occluded_pits:A1,A2,A3" in dec.status
+
+
+def test_bad_shape_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="probabilities"):
+        decode(np.ones((32, 10)))

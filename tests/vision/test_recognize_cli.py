@@ -1,0 +1,87 @@
+"""``bao recognize`` and ``bao calibrate``: output contract and error cases (exit 2)."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+from drawn import blob_counter, default_corners, draw_scene
+
+import vision.recognize
+from vision.holes import START_COUNTS
+from webui.cli import main
+
+
+@pytest.fixture
+def blob_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(vision.recognize, "_default_counter",
+                        lambda crops, look: [blob_counter(c) for c in crops])
+
+
+@pytest.fixture
+def start_jpg(tmp_path):
+    scene = draw_scene(START_COUNTS, default_corners((960, 540), 4, 0.1, 0.75), size=(960, 540), seed=11)
+    path = tmp_path / "start.jpg"
+    cv2.imwrite(str(path), scene.image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    return path
+
+
+def test_recognize_json(blob_count, start_jpg, capsys) -> None:
+    assert main(["recognize", str(start_jpg), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["position"]["south"]["front"] == [0, 0, 0, 0, 6, 2, 2, 0]
+    assert out["position"]["north"]["back"] == [0] * 8
+    assert set(out["timings_ms"]) == {"locate", "rectify", "grid", "count", "decode"}
+
+
+def test_recognize_text(blob_count, start_jpg, capsys) -> None:
+    assert main(["recognize", str(start_jpg)]) == 0
+    text = capsys.readouterr().out
+    assert "total on board 20" in text
+
+
+def test_missing_file_exits_2(tmp_path, capsys) -> None:
+    assert main(["recognize", str(tmp_path / "nope.jpg")]) == 2
+    assert "no such file" in capsys.readouterr().err
+
+
+def test_non_image_exits_2(tmp_path, capsys) -> None:
+    p = tmp_path / "notes.jpg"
+    p.write_text("not a picture")
+    assert main(["recognize", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("bao: error:") and "not an image" in err
+    assert main(["recognize", str(tmp_path)]) == 2  # a directory
+
+
+def test_image_without_board_exits_2(tmp_path, capsys) -> None:
+    p = tmp_path / "table.png"
+    rng = np.random.default_rng(1)
+    cv2.imwrite(str(p), np.clip(rng.normal(140, 25, (360, 640, 3)), 0, 255).astype(np.uint8))
+    assert main(["recognize", str(p)]) == 2
+    assert "bao: error:" in capsys.readouterr().err
+
+
+def test_bad_profile_exits_2(tmp_path, start_jpg, capsys) -> None:
+    prof = tmp_path / "p.json"
+    prof.write_text('{"image_size": [960, 540]}')
+    assert main(["recognize", str(start_jpg), "--calibration", str(prof)]) == 2
+    assert "corners_px" in capsys.readouterr().err
+
+
+def test_calibrate_then_recognize_with_profile(blob_count, start_jpg, tmp_path, capsys) -> None:
+    out = tmp_path / "prof.json"
+    assert main(["calibrate", str(start_jpg), "--south", "bottom", "--out", str(out)]) == 0
+    prof = json.loads(out.read_text())
+    assert prof["south_side"] == "bottom" and prof["seed_look"] is not None
+    assert main(["recognize", str(start_jpg), "--calibration", str(out), "--json"]) == 0
+    res = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert res["position"]["north"]["front"] == [0, 0, 0, 0, 6, 2, 2, 0]
+    assert res["timings_ms"]["locate"] < 5  # corners come from the profile
+
+
+def test_calibrate_rejects_bad_corners(start_jpg, capsys) -> None:
+    assert main(["calibrate", str(start_jpg), "--south", "top", "--corners", "1,2;3"]) == 2
+    assert "--corners" in capsys.readouterr().err
