@@ -100,7 +100,7 @@ def cmd_record_check(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``moves``, ``play`` and ``record`` to the ``bao`` command line."""
     where = "a JSON file, '-' for stdin, 'start', or a one-line text form"
     moves = subparsers.add_parser("moves", help="list the legal moves of a position")
