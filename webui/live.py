@@ -235,11 +235,10 @@ class LiveReferee:
 
     # -- corrections by the players -----------------------------------------
     def correct_counts(self, counts: dict[str, int]) -> dict[str, Any]:
-        """The players' counts for some pits (the rest as read); referee that board."""
+        """The players' counts for some pits (the rest as last read, or as the
+        accepted position has them before any reading); referee that board."""
         with self.lock:
-            if self.reading is None and len(counts) < 32:
-                raise ValueError("no board has been read yet: give the counts of all 32 pits")
-            board = dict(self.reading["counts"]) if self.reading else {}
+            board = dict(self.reading["counts"]) if self.reading else self.expected_counts()
             for hole, value in counts.items():
                 if hole not in HOLES:
                     raise ValueError(f"unknown pit {hole!r}: pits are A1..A8, B1..B8, a1..a8, b1..b8")

@@ -1,0 +1,243 @@
+"""The JSON API with Flask's test client: frames, verdicts, corrections, game log, errors."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from engine import Position
+from vision.motion import MotionConfig
+
+START = Position.start()
+
+
+def after(*moves: str) -> Position:
+    pos = Position.start()
+    for m in moves:
+        pos.push(pos.parse_move(m))
+    return pos
+
+
+def post_still(client, recognizer, board, **kw):
+    return client.post("/api/frames?still=1", data=recognizer.png(board, **kw), content_type="image/png")
+
+
+def test_pages_render(client) -> None:
+    for url in ("/", "/games", "/calibration"):
+        response = client.get(url)
+        assert response.status_code == 200
+        assert b"Bao companion" in response.data
+
+
+def test_live_state_starts_a_game(client) -> None:
+    state = client.get("/api/live").get_json()
+    assert state["game_id"] == 1 and state["ply"] == 0
+    assert state["position"] == START.to_json()
+    assert state["verdict"] is None and state["needs_players"] is False
+
+
+def test_still_frame_move_is_logged_with_verdict(client, recognizer) -> None:
+    state = post_still(client, recognizer, after("A6<*")).get_json()
+    assert state["ply"] == 1
+    assert state["verdict"]["status"] == "accepted"
+    assert state["verdict"]["moves"][0]["notation"] == "A6<*"
+    assert state["verdict"]["moves"][0]["kind"] == "kutakata"
+    assert state["moves"] == [{"ply": 1, "move": "A6<*"}]
+    game = client.get("/api/games/1").get_json()
+    assert [m["move"] for m in game["moves"]] == ["A6<*"]
+    assert game["moves"][0]["source"] == "camera"
+    assert game["moves"][0]["position"] == after("A6<*").to_json()
+
+
+def test_motion_settles_before_reading(make_app, recognizer) -> None:
+    app = make_app(MOTION=MotionConfig(settle_seconds=0.0))
+    client = app.test_client()
+    moving = recognizer.png(after("A6<*"), hand=True)
+    settled = recognizer.png(after("A6<*"))
+    # a changed frame is motion: nothing is read
+    s1 = client.post("/api/frames", data=moving, content_type="image/png").get_json()
+    assert s1["motion"]["moving"] and s1["ply"] == 0
+    calls = recognizer.calls
+    s2 = client.post("/api/frames", data=settled, content_type="image/png").get_json()
+    assert s2["ply"] == 0 and recognizer.calls == calls  # changed again: still moving
+    s3 = client.post("/api/frames", data=settled, content_type="image/png").get_json()
+    assert s3["ply"] == 1 and s3["moves"][0]["move"] == "A6<*"
+    s4 = client.post("/api/frames", data=settled, content_type="image/png").get_json()
+    assert s4["ply"] == 1 and recognizer.calls == calls + 1  # read once per still period
+
+
+def test_hands_over_board_change_nothing(client, recognizer) -> None:
+    state = post_still(client, recognizer, after("A6<*"), hand=True).get_json()
+    assert state["ply"] == 0
+    assert "hands" in state["problem"]
+
+
+def test_unexplained_board_waits_for_players_then_candidate_confirmed(client, recognizer) -> None:
+    wrong = after("A6<*").to_json()
+    wrong["south"]["back"][0] = 3  # seeds where no legal move puts them
+    state = post_still(client, recognizer, wrong).get_json()
+    assert state["ply"] == 0
+    assert state["needs_players"] is True
+    verdict = state["verdict"]
+    assert verdict["status"] == "unexplained"
+    assert verdict["difference"] == {"B1": {"expected": 0, "observed": 3}}
+    assert verdict["candidates"][0]["moves"] == ["A6<*"]
+    assert client.get("/api/games/1").get_json()["moves"] == []  # never logged silently
+    state = client.post("/api/live/confirm", json={"moves": ["A6<*"]}).get_json()
+    assert state["ply"] == 1 and state["needs_players"] is False
+    assert client.get("/api/games/1").get_json()["moves"][0]["source"] == "players"
+
+
+def test_correcting_counts_resolves_a_misread(client, recognizer) -> None:
+    state = post_still(client, recognizer, after("A6<*"), misread={"A4": 4}).get_json()
+    assert state["verdict"]["status"] == "unexplained"
+    state = client.post("/api/live/correct", json={"counts": {"A4": 1}}).get_json()
+    assert state["ply"] == 1 and state["moves"][0]["move"] == "A6<*"
+
+
+def test_bad_corrections_are_json_errors(client) -> None:
+    r = client.post("/api/live/correct", json={"counts": {"Z9": 1}})
+    assert r.status_code == 400 and "Z9" in r.get_json()["error"]["message"]
+    r = client.post("/api/live/correct", data="not json", content_type="text/plain")
+    assert r.status_code == 400
+    r = client.post("/api/live/confirm", json={"moves": ["A1<"]})
+    assert r.status_code == 400 and "A1" in r.get_json()["error"]["message"]
+    assert client.get("/api/live").get_json()["ply"] == 0
+
+
+def test_bad_frames_are_rejected_without_effect(make_app, recognizer) -> None:
+    app = make_app(MAX_CONTENT_LENGTH=20_000, MAX_FRAME_PIXELS=200 * 200)
+    client = app.test_client()
+    post_still(client, recognizer, after("A6<*"))
+    before = client.get("/api/live").get_json()
+
+    r = client.post("/api/frames", data=b"\x89PNG not really", content_type="image/png")
+    assert r.status_code == 400 and "not a readable" in r.get_json()["error"]["message"]
+    r = client.post("/api/frames", data=b"hello", content_type="text/plain")
+    assert r.status_code == 415 and "wrong type" in r.get_json()["error"]["message"]
+    r = client.post("/api/frames", data=b"", content_type="image/png")
+    assert r.status_code == 400
+    noise = np.random.default_rng(0).integers(0, 255, (300, 300, 3), dtype=np.uint8)
+    big = cv2.imencode(".png", noise)[1].tobytes()
+    r = client.post("/api/frames", data=big, content_type="image/png")
+    assert r.status_code == 413 and "limit" in r.get_json()["error"]["message"]
+    wide = cv2.imencode(".jpg", np.zeros((300, 300, 3), np.uint8))[1].tobytes()
+    assert len(wide) < 20_000
+    r = client.post("/api/frames", data=wide, content_type="image/jpeg")
+    assert r.status_code == 413 and "pixels" in r.get_json()["error"]["message"]
+
+    now = client.get("/api/live").get_json()
+    assert now["ply"] == before["ply"] == 1
+    assert now["position"] == before["position"]
+
+
+def test_unknown_routes_and_games_are_json_404(client) -> None:
+    r = client.get("/api/games/99")
+    assert r.status_code == 404 and r.get_json()["error"]["status"] == 404
+    r = client.get("/api/nothing-here")
+    assert r.status_code == 404 and "error" in r.get_json()
+    r = client.get("/api/live/rectified.jpg")
+    assert r.status_code == 404
+
+
+def test_restart_mid_game_continues_on_the_same_database(make_app, recognizer) -> None:
+    first = make_app().test_client()
+    post_still(first, recognizer, after("A6<*"))
+    mid = after("A6<*")
+    second_move = mid.notation(mid.legal_moves[0])
+    post_still(first, recognizer, after("A6<*", second_move))
+    assert first.get("/api/live").get_json()["ply"] == 2
+
+    # the server restarts: a new app on the same database resumes the game exactly
+    again = make_app().test_client()
+    state = again.get("/api/live").get_json()
+    assert state["game_id"] == 1 and state["ply"] == 2
+    assert state["position"] == after("A6<*", second_move).to_json()
+    third = after("A6<*", second_move)
+    third_move = third.notation(third.legal_moves[0])
+    state = post_still(again, recognizer, after("A6<*", second_move, third_move)).get_json()
+    assert [m["move"] for m in state["moves"]] == ["A6<*", second_move, third_move]
+
+
+def test_undo_and_new_game(client, recognizer) -> None:
+    post_still(client, recognizer, after("A6<*"))
+    state = client.post("/api/live/undo").get_json()
+    assert state["ply"] == 0 and state["position"] == START.to_json()
+    assert client.post("/api/live/undo").status_code == 409
+    r = client.post("/api/live/new", json={"south": "Ali", "north": "Juma"})
+    assert r.status_code == 201 and r.get_json()["game_id"] == 2
+    games = client.get("/api/games").get_json()["games"]
+    assert [g["id"] for g in games] == [2, 1]
+    assert games[0]["south"] == "Ali"
+
+
+def test_export_record_and_json_and_import_back(client, recognizer) -> None:
+    post_still(client, recognizer, after("A6<*"))
+    text = client.get("/api/games/1/export?format=record").get_data(as_text=True)
+    assert "South: South" in text and "1: A6<*;" in text
+    data = client.get("/api/games/1/export?format=json").get_json()
+    assert data["moves"] == ["A6<*"]
+    assert data["log"][0]["verdict"]["notation"] == "A6<*"
+    assert client.get("/api/games/1/export?format=pdf").status_code == 400
+
+    r = client.post("/api/games/import", data=text, content_type="text/plain")
+    assert r.status_code == 201
+    new_id = r.get_json()["id"]
+    game = client.get(f"/api/games/{new_id}").get_json()
+    assert [m["move"] for m in game["moves"]] == ["A6<*"] and game["moves"][0]["source"] == "import"
+
+
+def test_import_rejects_illegal_records(client) -> None:
+    r = client.post("/api/games/import", data="1: A1< a6<*;\n", content_type="text/plain")
+    assert r.status_code == 400 and "A1<" in r.get_json()["error"]["message"]
+    r = client.post("/api/games/import", data="", content_type="text/plain")
+    assert r.status_code == 400
+    assert len(client.get("/api/games").get_json()["games"]) == 1
+
+
+def test_reopen_game_and_replay_data(client, recognizer) -> None:
+    post_still(client, recognizer, after("A6<*"))
+    client.post("/api/live/new", json={})
+    state = client.post("/api/games/1/open").get_json()
+    assert state["game_id"] == 1 and state["ply"] == 1
+    replay = client.get("/api/games/1/replay").get_json()
+    step = replay["moves"][0]
+    assert step["move"] == "A6<*" and step["before"] == START.to_json()
+    kinds = [s["kind"] for s in step["trace"]["steps"]]
+    assert kinds[0] == "reserve" and kinds.count("drop") == 4  # reserve seed into A6, then A5, A4, A3
+    assert client.get("/games/1").status_code == 200
+    assert client.get("/games/77").status_code == 404
+
+
+def test_settings_and_source_errors(client) -> None:
+    assert client.post("/api/live/settings", json={"south_side": "top"}).get_json()["south_side"] == "top"
+    assert client.post("/api/live/settings", json={"south_side": "up"}).status_code == 400
+    assert client.post("/api/live/source", json={"kind": "teleport"}).status_code == 400
+    assert client.post("/api/live/source", json={"kind": "demo"}).status_code == 409
+
+
+def test_hint_arguments_are_checked(client) -> None:
+    r = client.post("/api/hint", json={"time_limit": -1})
+    assert r.status_code == 400 and "time_limit" in r.get_json()["error"]["message"]
+    r = client.post("/api/hint", json={"time_limit": "soon"})
+    assert r.status_code == 400
+
+
+@pytest.mark.slow
+def test_hint_suggests_a_legal_move(client) -> None:
+    r = client.post("/api/hint", json={"time_limit": 0.3})
+    assert r.status_code == 200, r.get_data(as_text=True)
+    data = r.get_json()
+    assert data["move"] in [START.notation(m) for m in START.legal_moves]
+    assert data["pv"][0] == data["move"]
+
+
+def test_database_url_errors() -> None:
+    from webui.store import database_path
+
+    assert database_path("sqlite:///games.db") == "games.db"
+    assert database_path("sqlite:////srv/bao.db") == "/srv/bao.db"
+    assert database_path("sqlite://:memory:") == ":memory:"
+    with pytest.raises(ValueError, match="unsupported"):
+        database_path("postgresql://club/bao")
