@@ -1,7 +1,8 @@
 """The calibration page: capture the start position, confirm the board's corners, save a profile.
 
-Profiles are stored as JSON in ``<instance>/calibrations/<name>.json`` and the
-one saved or chosen last is used by the live referee.
+The profile is built by :func:`calibration.calibrate_from_start` and stored by
+:mod:`calibration.store` in ``<instance>/profiles/<name>.json``; the one saved
+or chosen last is used by the live referee.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from webui.live import LiveReferee, encode_jpeg
 
 bp = Blueprint("calibration", __name__)
 
-NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
 
 
 def load_profile(path: str | Path) -> Any:
@@ -39,7 +40,8 @@ def use_profile(live: LiveReferee, path: str | Path) -> None:
 
 
 def folder(app: Flask) -> Path:
-    path = Path(app.instance_path) / "calibrations"
+    """The folder holding ``profiles/`` and the captured calibration frame."""
+    path = Path(app.instance_path)
     path.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -55,12 +57,14 @@ def page() -> str:
 
 @bp.get("/api/calibration")
 def list_profiles() -> Response:
-    names = sorted(p.stem for p in folder(current_app).glob("*.json"))
+    from calibration import list_profiles
+
+    names = list_profiles(folder(current_app))
     return jsonify({"profiles": names, "active": current_app.config.get("ACTIVE_PROFILE")})
 
 
 def _capture_path() -> Path:
-    return folder(current_app) / "capture.png"
+    return folder(current_app) / "calibration_capture.png"
 
 
 @bp.post("/api/calibration/capture")
@@ -123,7 +127,7 @@ def save() -> tuple[Response, int]:
         raise ApiError("expected a JSON object with name, south_side and corners")
     name = str(data.get("name") or "default")
     if not NAME_RE.match(name):
-        raise ApiError(f"profile name {name!r}: use 1-40 letters, digits, '-' or '_'")
+        raise ApiError(f"profile name {name!r}: use 1-40 letters, digits, '-' or '_' (starting with a letter or digit)")
     south = data.get("south_side")
     if south not in ("bottom", "top", "left", "right"):
         raise ApiError(f"south_side must be bottom, top, left or right, got {south!r}")
@@ -131,9 +135,10 @@ def save() -> tuple[Response, int]:
     image = cv2.imread(str(_capture_path()))
     if image is None:
         raise ApiError("capture a frame of the start position first", 409)
+    from calibration import save_profile
+
     profile = build_profile(image, south, corners)
-    path = folder(current_app) / f"{name}.json"
-    profile.save(path)
+    path = save_profile(profile, folder(current_app), name)
     use_profile(live(), path)
     current_app.config["ACTIVE_PROFILE"] = name
     return jsonify({"name": name, "path": str(path), "profile": profile.to_json()}), 201
@@ -142,12 +147,13 @@ def save() -> tuple[Response, int]:
 @bp.post("/api/calibration/use")
 def use() -> Response:
     data = request.get_json(silent=True) or {}
+    from calibration import profile_path
+
     name = str(data.get("name", ""))
-    path = folder(current_app) / f"{name}.json"
-    if not NAME_RE.match(name) or not path.exists():
+    if not NAME_RE.match(name) or not profile_path(folder(current_app), name).exists():
         raise ApiError(f"no saved profile named {name!r}", 404)
     try:
-        use_profile(live(), path)
+        use_profile(live(), profile_path(folder(current_app), name))
     except ValueError as exc:
         raise ApiError(str(exc)) from exc
     current_app.config["ACTIVE_PROFILE"] = name
@@ -156,9 +162,9 @@ def use() -> Response:
 
 def build_profile(image: np.ndarray, south: str, corners: list[list[float]]) -> Any:
     """The board profile of a start-position image with the confirmed corners."""
-    from calibration import calibrate
+    from calibration import calibrate_from_start
 
     try:
-        return calibrate(image, south=south, corners=corners)
+        return calibrate_from_start(image, south, corners=corners)
     except ValueError as exc:
         raise ApiError(f"calibration failed: {exc}") from exc

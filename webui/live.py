@@ -41,8 +41,11 @@ from webui.store import GameStore
 Recognizer = Callable[..., Any]
 """``recognize(image_bgr, south=..., profile=...) -> Recognition`` (vision's signature)."""
 
-RECTIFIED_SIZE = (640, 320)
-"""(width, height) of the rectified board image: 8 x 4 pits of 80 px."""
+RECTIFIED_WIDTH = 640
+"""Width in pixels of the rectified board image shown on the play page."""
+
+DEFAULT_ASPECT = 2.345
+"""Playing-surface width / height when no profile says otherwise (vision's default)."""
 
 
 def encode_jpeg(image: np.ndarray, width: int | None = None, quality: int = 80) -> bytes:
@@ -56,12 +59,29 @@ def encode_jpeg(image: np.ndarray, width: int | None = None, quality: int = 80) 
     return buf.tobytes()
 
 
-def rectify(image: np.ndarray, corners_px: Sequence[Sequence[float]]) -> np.ndarray:
-    """The canonical top view (South at the bottom) from the board corners (TL, TR, BR, BL)."""
-    w, h = RECTIFIED_SIZE
+def rectify(
+    image: np.ndarray, corners_px: Sequence[Sequence[float]], aspect: float = DEFAULT_ASPECT
+) -> tuple[np.ndarray, np.ndarray]:
+    """The canonical top view (South at the bottom) from the board corners (TL, TR, BR, BL).
+
+    Returns the image and the 3x3 homography image px -> rectified px.
+    """
+    w = RECTIFIED_WIDTH
+    h = round(w / aspect)
     src = np.asarray(corners_px, dtype=np.float32).reshape(4, 2)
     dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float32)
-    return cv2.warpPerspective(image, cv2.getPerspectiveTransform(src, dst), (w, h))
+    hmat = cv2.getPerspectiveTransform(src, dst)
+    return cv2.warpPerspective(image, hmat, (w, h)), hmat
+
+
+def rectified_pits(pit_centers_px: dict[str, Sequence[float]], hmat: np.ndarray) -> dict[str, list[float]]:
+    """Pit centres (image px) mapped into the rectified view."""
+    if not pit_centers_px:
+        return {}
+    names = list(pit_centers_px)
+    pts = np.asarray([pit_centers_px[n] for n in names], np.float32).reshape(-1, 1, 2)
+    out = cv2.perspectiveTransform(pts, hmat).reshape(-1, 2)
+    return {n: [round(float(x), 1), round(float(y), 1)] for n, (x, y) in zip(names, out, strict=True)}
 
 
 def _holes_of(nested: Any) -> dict[str, Any]:
@@ -204,7 +224,10 @@ class LiveReferee:
                 h for h, c in self.reading["confidence"].items() if c < self.low_confidence
             ]
             try:
-                self.rectified = rectify(image, corners)
+                aspect = getattr(self.profile, "aspect", DEFAULT_ASPECT)
+                self.rectified, hmat = rectify(image, corners, aspect)
+                self.reading["rectified_size"] = [int(self.rectified.shape[1]), int(self.rectified.shape[0])]
+                self.reading["pits"] = rectified_pits(getattr(recognition, "pit_centers_px", {}) or {}, hmat)
             except cv2.error:
                 self.rectified = None
             if "hand_over_board" in status:

@@ -89,17 +89,21 @@ const BaoBoard = (() => {
     }
   }
 
-  // Overlay read counts on the rectified board image (a 640 x 320 canonical view).
+  // Overlay read counts on the rectified board image (canonical view, reading.rectified_size px);
+  // pits at reading.pits (rectified px) when the vision gave their centres, else on a 4 x 8 grid.
   function overlay(svg, reading, lowThreshold) {
-    svg.setAttribute("viewBox", "0 0 640 320");
     svg.replaceChildren();
     if (!reading) return;
+    const [w, h] = reading.rectified_size || [640, 273];
+    svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
+    svg.setAttribute("preserveAspectRatio", "none");
+    const pits = reading.pits || {};
     for (const [hole, [r, c]] of Object.entries(CELL)) {
-      const x = c * 80 + 40, y = r * 80 + 40;
+      const [x, y] = pits[hole] || [(c + 0.5) * w / 8, (r + 0.5) * h / 4];
       const conf = reading.confidence[hole];
       const low = conf < lowThreshold;
       const g = el("g", { class: "read" + (low ? " low" : ""), "data-hole": hole });
-      g.appendChild(el("circle", { cx: x, cy: y, r: 17 }));
+      g.appendChild(el("circle", { cx: x, cy: y, r: Math.min(w / 8, h / 4) * 0.27 }));
       g.appendChild(el("text", { x: x, y: y + 6 }, String(reading.counts[hole])));
       g.appendChild(el("title", {}, `${hole}: ${reading.counts[hole]} (confidence ${conf})`));
       svg.appendChild(g);
