@@ -1,0 +1,56 @@
+"""``bao referee`` on a folder of stills, with the scripted recogniser standing in for vision."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import pytest
+
+import vision
+from engine import Position
+from webui.cli import main
+
+
+@pytest.fixture
+def stills(tmp_path, recognizer, monkeypatch):
+    monkeypatch.setattr(vision, "recognize", recognizer, raising=False)
+    pos = Position.start()
+    played = []
+    folder = tmp_path / "stills"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "000.png"), recognizer.frame(pos))  # before any move: unchanged
+    for i in range(1, 5):
+        move = pos.legal_moves[0]
+        played.append(pos.notation(move))
+        pos.push(move)
+        cv2.imwrite(str(folder / f"{i:03d}.png"), recognizer.frame(pos))
+    cv2.imwrite(str(folder / "005.png"), recognizer.frame(pos, hand=True))
+    return folder, played, pos
+
+
+def test_referee_prints_the_record(stills, capsys) -> None:
+    folder, played, _ = stills
+    assert main(["referee", str(folder), "--south", "bottom"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[1] for line in lines] == played
+    assert lines[0].startswith("1. ") and "legal" in lines[0]
+
+
+def test_referee_json(stills, capsys) -> None:
+    folder, played, final = stills
+    assert main(["referee", str(folder), "--south", "bottom", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [d["move"] for d in data] == played
+    assert data[0]["verdict"]["legal"] is True
+    assert data[-1]["position"] == final.to_json()
+
+
+def test_referee_start_position_and_errors(stills, tmp_path, capsys) -> None:
+    folder, _, _ = stills
+    assert main(["referee", str(tmp_path / "missing"), "--south", "bottom"]) == 2
+    assert "not a camera index" in capsys.readouterr().err
+    assert main(["referee", str(folder), "--south", "bottom", "--start", "nonsense"]) == 2
+    assert "bao: error:" in capsys.readouterr().err
+    start = Position.start().to_text()
+    assert main(["referee", str(folder), "--south", "bottom", "--start", start]) == 0
