@@ -21,9 +21,11 @@ Own front ring index ``i`` faces the opponent's front ring index ``7 - i``.
 ``st[TO_MOVE]``       side to move
 ``st[BLOCKED]``       kutakatia-blocked ring index of the side to move, or -1
 ``st[WINNER]``        ``NO_WINNER`` (-1), ``SOUTH`` or ``NORTH`` once a move ended
-                      the game (a front row emptied mid-move)
+                      the game (a front row emptied mid-move; ``TO_MOVE`` is
+                      switched all the same, as in the Python engine)
 ``st[END_REASON]``    ``END_NONE`` or one of the ``END_*`` codes
-``st[HAND]``          seeds left in hand when a move ended the game (§7 #7/#8)
+``st[HAND]``          seeds left in hand when a move ended the game; they are
+                      added to the mover's reserve (§7 #7/#8)
 ``st[CAPTURED]``      seeds captured by the last applied move
 ``st[SOWN]``          seeds sown by the last applied move
 ``st[WAS_CAPTURE]``   1 if the last applied move was a capture move, 0 kutakata
@@ -45,7 +47,9 @@ position, so the code needs no more bits. At most ``MAX_MOVES`` codes.
 
 API (all kernels are ``@njit(cache=True)``)
 -------------------------------------------
-``gen_moves(st, rules, out) -> n``       legal move codes into ``out[:n]``, sorted
+``gen_moves(st, rules, out) -> n``       legal move codes into ``out[:n]``, ascending
+``gen_moves_with_results(st, rules, out, results) -> n``  also the position
+                                          after ``out[k]`` in ``results[k]``
 ``apply_move(st, code, rules) -> status`` in place; ``MOVE_OK``, ``MOVE_GAME_OVER``
                                           or ``MOVE_INFINITE`` (st is then garbage)
 ``apply_copy(st, code, rules) -> st2``    same on a copy
@@ -53,8 +57,13 @@ API (all kernels are ``@njit(cache=True)``)
 ``random_playout(st, rules, seed, max_plies) -> (winner, plies)``
 ``captured_seeds_of_move(st, code, rules) -> int``
 
-Python-level converters: :func:`state_from_position`, :func:`position_from_state`,
-:func:`move_to_engine`, :func:`move_from_engine`, :func:`rules_array`.
+The state is 176 bytes: undo is a copy (``apply_copy`` or ``st.copy()``).
+``start_state()`` and ``make_rules(**options)`` / ``DEFAULT_RULES`` build inputs.
+
+Python-level converters (:mod:`engine.core_convert`): :func:`state_from_position`,
+:func:`position_from_state`, :func:`state_from_json`, :func:`json_from_state`,
+:func:`move_to_engine`, :func:`move_from_engine`, :func:`rules_array` (an
+:class:`engine.Rules` to the rules array).
 """
 
 from __future__ import annotations
@@ -174,8 +183,9 @@ def _front_empty_winner(st):
 
 
 @njit(cache=True)
-def _gen(st, rules, out, results):
-    """Legal codes into ``out``; the position after each into ``results[k]``."""
+def _gen_into(st, rules, out, results, keep):
+    """Legal codes into ``out``; with ``keep`` the position after move ``k`` is
+    left in ``results[k]``, else ``results[0]`` is scratch."""
     if st[WINNER] != NO_WINNER or _front_empty_winner(st) != NO_WINNER:
         return 0
     cand = np.empty(MAX_MOVES, dtype=np.int32)
@@ -183,18 +193,17 @@ def _gen(st, rules, out, results):
     n = 0
     for k in range(nc):
         code = cand[k]
-        r = results[n]
+        r = results[n if keep else 0]
         r[:] = st
         status = _execute(r, code, rules)
         if status == MOVE_INFINITE:
             continue
         out[n] = code
         n += 1
-        if status >= 2:  # the choice arose: also the safari version
-            r = results[n]
+        if status >= 2:  # the stop-or-safari choice arose: the safari move too
+            r = results[n if keep else 0]
             r[:] = st
-            s2 = _execute(r, code | 1, rules)
-            if s2 != MOVE_INFINITE:
+            if _execute(r, code | 1, rules) != MOVE_INFINITE:
                 out[n] = code | 1
                 n += 1
     return n
@@ -202,12 +211,20 @@ def _gen(st, rules, out, results):
 
 @njit(cache=True)
 def gen_moves(st, rules, out):
-    """Write the legal move codes of the side to move into ``out[:n]`` and
-    return ``n`` (0 when the game is over). ``out`` needs ``MAX_MOVES`` slots."""
-    results = np.empty((MAX_MOVES, STATE_SIZE), dtype=np.int32)
-    n = _gen(st, rules, out, results)
-    out[:n].sort()
-    return n
+    """Write the legal move codes of the side to move into ``out[:n]`` (ascending)
+    and return ``n`` (0 when the game is over). ``out`` needs ``MAX_MOVES`` slots."""
+    scratch = np.empty((1, STATE_SIZE), dtype=np.int32)
+    return _gen_into(st, rules, out, scratch, False)  # ascending by construction
+
+
+@njit(cache=True)
+def gen_moves_with_results(st, rules, out, results):
+    """:func:`gen_moves` that also leaves the position after move ``out[k]`` in
+    ``results[k]`` (shape ``(MAX_MOVES, STATE_SIZE)``): search needs no re-play."""
+    return _gen_into(st, rules, out, results, True)
+
+
+_gen = gen_moves_with_results  # the name engine/search_core.py imports
 
 
 @njit(cache=True)
@@ -247,8 +264,8 @@ def game_result(st, rules):
     if w != NO_WINNER:
         return w
     out = np.empty(MAX_MOVES, dtype=np.int32)
-    results = np.empty((MAX_MOVES, STATE_SIZE), dtype=np.int32)
-    if _gen(st, rules, out, results) == 0:
+    results = np.empty((1, STATE_SIZE), dtype=np.int32)
+    if _gen_into(st, rules, out, results, False) == 0:
         return 1 - st[TO_MOVE]
     return NO_WINNER
 
@@ -266,7 +283,7 @@ def random_playout(st, rules, seed, max_plies):
     while plies < max_plies:
         if cur[WINNER] != NO_WINNER:
             return cur[WINNER], plies
-        n = _gen(cur, rules, out, results)
+        n = _gen_into(cur, rules, out, results, True)
         if n == 0:
             w = _front_empty_winner(cur)
             if w == NO_WINNER:
@@ -294,6 +311,7 @@ __all__ = [
     "captured_seeds_of_move",
     "game_result",
     "gen_moves",
+    "gen_moves_with_results",
     "json_from_state",
     "make_rules",
     "move_from_engine",

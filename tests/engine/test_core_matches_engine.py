@@ -27,6 +27,7 @@ def _core_moves(pos: Position) -> dict[str, dict[str, Any]]:
     st = core.state_from_position(pos)
     out = np.empty(core.MAX_MOVES, dtype=np.int32)
     n = core.gen_moves(st, rules_arr, out)
+    assert list(out[:n]) == sorted(out[:n]), "gen_moves codes are not ascending"
     result = {}
     for code in out[:n]:
         move = core.move_to_engine(int(code), st, pos.rules)
