@@ -1,0 +1,197 @@
+"""Referee on the rendered game sequences: moves logged correctly, alarms, human help, latency.
+
+Each game of ``sample_images/games/<game>/`` is replayed as a virtual camera
+(every frame repeated at ``--fps`` for ``--settled-hold`` seconds, hand frames
+for ``--moving-hold``; the frames' ``settled`` labels are NOT given to the
+referee) through the same loop the web page uses: settle detector -> vision ->
+move inference -> game log. When the referee stops for the players
+(unexplained or ambiguous), a simulated player confirms the true move(s) and
+the event is counted.
+
+Figures per game and in total:
+
+- moves logged correctly / total (a move counts when the log holds exactly
+  the game's move at that ply),
+- false "illegal" alarms (``unexplained`` verdicts: every move in the
+  sequences is legal, so each is false),
+- moves needing a human (confirmed by the simulated player),
+- wrong moves accepted (the simulated player takes them back and confirms
+  the true move; those moves then count as needing a human, not as correct),
+- time from the board settling (the settled view is taken) to the verdict:
+  vision + inference, median / 95th percentile / max, in ms.
+
+Usage::
+
+    python3 benchmarks/referee_eval.py [--games sample_images/games] [--mode video|stills]
+
+Writes ``benchmarks/results/referee_eval.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
+    import cv2
+    import numpy as np
+
+    from vision import recognize
+    from vision.motion import MotionConfig
+    from webui.live import LiveReferee
+    from webui.sources import Frame, GameSequenceSource
+    from webui.store import GameStore
+
+    cv2.setNumThreads(1)
+    source = GameSequenceSource(folder, fps=args.fps, settled_hold=args.settled_hold,
+                                moving_hold=args.moving_hold, realtime=False)
+    truth: list[str] = list(source.game["moves"])
+    live = LiveReferee(GameStore("sqlite://:memory:"), recognize,
+                       motion=MotionConfig(settle_seconds=args.settle))
+    live.south_side = source.south_side
+    live.new_game(start=source.game.get("start"))
+    unexplained = ambiguous = human = 0
+    events: list[dict[str, Any]] = []
+    nonlocal_wrong: list[dict[str, Any]] = []
+    seen_verdict_at = None
+    started = time.perf_counter()
+
+    def after_frame(entry: dict[str, Any]) -> None:
+        nonlocal unexplained, ambiguous, human, seen_verdict_at
+        verdict = live.verdict
+        if verdict is None or verdict.get("at") == seen_verdict_at:
+            return
+        seen_verdict_at = verdict.get("at")
+        status = verdict["status"]
+        if status == "accepted":
+            logged_now = [m.notation for m in live.store.get(live.game_id).moves]
+            if logged_now != truth[: len(logged_now)]:
+                # a wrong move was logged: the players take it back and say what was played
+                nonlocal_wrong.append({"frame": entry["file"], "logged": logged_now[-len(verdict["moves"]):],
+                                       "truth": truth[len(logged_now) - len(verdict["moves"]):len(logged_now)]})
+                for _ in verdict["moves"]:
+                    live.undo()
+                before = live.ply
+                target = int(entry["after_move"])
+                if target > before:
+                    live.confirm(truth[before:target])
+                    human += target - before
+                seen_verdict_at = live.verdict.get("at") if live.verdict else None
+            return
+        if status in ("unexplained", "ambiguous"):
+            if status == "unexplained":
+                unexplained += 1
+            else:
+                ambiguous += 1
+            events.append({"frame": entry["file"], "ply": live.ply, "status": status,
+                           "message": verdict["message"][:300]})
+            target = int(entry["after_move"])
+            before = live.ply
+            if target > before:
+                live.confirm(truth[before:target])
+                human += target - before
+                seen_verdict_at = live.verdict.get("at") if live.verdict else None
+
+    if args.mode == "stills":
+        for entry in source.entries:
+            if not entry.get("settled", True):
+                continue
+            image = cv2.imread(str(folder / entry["file"]))
+            live.feed(Frame(image, 0.0, still=True, name=entry["file"]))
+            after_frame(entry)
+    else:
+        schedule = source._schedule
+        while True:
+            index = schedule[source._i][1] if source._i < len(schedule) else None
+            frame = source.read()
+            if frame is None:
+                break
+            live.feed(frame)
+            after_frame(source.entries[index])
+    log = live.store.get(live.game_id).moves
+    logged = [m.notation for m in log]
+    # logged correctly: by the referee itself (source camera), the game's move at that ply
+    correct = sum(1 for m, b in zip(log, truth, strict=False) if m.source == "camera" and m.notation == b)
+    lat = np.array(live.latencies_ms or [np.nan])
+    return {
+        "game": folder.name,
+        "moves": len(truth),
+        "logged": len(logged),
+        "correct": correct,
+        "false_illegal_alarms": unexplained,
+        "ambiguous": ambiguous,
+        "needing_human": human,
+        "wrong_accepted": len(nonlocal_wrong),
+        "reads": len(live.latencies_ms),
+        "latency_ms": {"median": round(float(np.nanmedian(lat)), 1),
+                       "p95": round(float(np.nanpercentile(lat, 95)), 1),
+                       "max": round(float(np.nanmax(lat)), 1)},
+        "wall_s": round(time.perf_counter() - started, 1),
+        "first_wrong": next(({"ply": i + 1, "logged": a, "truth": b}
+                             for i, (a, b) in enumerate(zip(logged, truth, strict=False)) if a != b), None),
+        "events": events[:20],
+        "wrong": nonlocal_wrong[:20],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", default=str(ROOT / "sample_images" / "games"))
+    parser.add_argument("--mode", choices=("video", "stills"), default="video")
+    parser.add_argument("--fps", type=float, default=5.0)
+    parser.add_argument("--settled-hold", type=float, default=2.0)
+    parser.add_argument("--moving-hold", type=float, default=0.4)
+    parser.add_argument("--settle", type=float, default=0.8, help="settle time of the detector (s)")
+    parser.add_argument("--limit", type=int, default=0, help="only the first N games")
+    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "referee_eval.json"))
+    args = parser.parse_args(argv)
+    sys.path.insert(0, str(ROOT))
+    folders = sorted(p.parent for p in Path(args.games).glob("*/game.json"))
+    if args.limit:
+        folders = folders[: args.limit]
+    if not folders:
+        print(f"no game sequences under {args.games}", file=sys.stderr)
+        return 2
+    results = []
+    for folder in folders:
+        r = evaluate_game(folder, args)
+        results.append(r)
+        print(f"{r['game']}: {r['correct']}/{r['moves']} moves logged correctly, "
+              f"{r['false_illegal_alarms']} false illegal alarms, {r['ambiguous']} ambiguous, "
+              f"{r['needing_human']} needing a human, {r['wrong_accepted']} wrong accepted; settle->verdict median {r['latency_ms']['median']} ms "
+              f"(p95 {r['latency_ms']['p95']}, max {r['latency_ms']['max']}); {r['wall_s']} s", flush=True)
+    total = {
+        "games": len(results),
+        "moves": sum(r["moves"] for r in results),
+        "correct": sum(r["correct"] for r in results),
+        "false_illegal_alarms": sum(r["false_illegal_alarms"] for r in results),
+        "ambiguous": sum(r["ambiguous"] for r in results),
+        "needing_human": sum(r["needing_human"] for r in results),
+        "wrong_accepted": sum(r["wrong_accepted"] for r in results),
+        "latency_ms_max": max(r["latency_ms"]["max"] for r in results),
+        "latency_ms_median_of_games": sorted(r["latency_ms"]["median"] for r in results)[len(results) // 2],
+    }
+    print(f"TOTAL: {total['correct']}/{total['moves']} moves logged correctly, "
+          f"{total['false_illegal_alarms']} false illegal alarms, {total['needing_human']} needing a human, "
+          f"{total['wrong_accepted']} wrong accepted, "
+          f"latency max {total['latency_ms_max']} ms")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"settings": {k: v for k, v in vars(args).items() if k != "out"},
+                               "total": total, "games": results}, indent=1) + "\n")
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

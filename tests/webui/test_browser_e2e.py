@@ -1,0 +1,133 @@
+"""End to end in a real headless Chromium: a rendered game as the fake camera, every move logged.
+
+The play page (``/?camera=browser``) takes the camera with getUserMedia;
+Chromium's fake capture device plays a .y4m video made from a rendered game
+sequence (each frame held like a camera watching the players). The page posts
+the frames to the server, which settles, reads, referees and logs. The test
+checks that the game log holds exactly the game's moves, and saves a
+screenshot of the play page to docs/screenshot_play.png.
+
+Needs the Debian packages ``chromium`` and ``chromium-driver`` and Playwright's
+Python package (``scripts/test.sh`` installs them); skipped with the reason
+when they are missing.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.motion import MotionConfig
+from webui.app import create_app
+from webui.sources import GameSequenceSource
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
+]
+FPS = 4
+WIDTH = 960
+
+
+def shortest_game() -> Path:
+    games = sorted(ROOT.glob("sample_images/games/*/game.json"))
+    if not games:
+        pytest.skip("no rendered game sequence in sample_images/games")
+    return min(games, key=lambda p: len(json.loads(p.read_text())["frames"])).parent
+
+
+def write_y4m(game: Path, out: Path, settled_hold: float = 2.6, moving_hold: float = 0.5) -> float:
+    """The sequence as a YUV4MPEG2 video (4:2:0) at FPS; returns its duration in seconds."""
+    entries = json.loads((game / "game.json").read_text())["frames"]
+    frames = 0
+    with out.open("wb") as f:
+        header_written = False
+        for entry in entries + [entries[-1]] * 2:  # hold the final position a little longer
+            image = cv2.imread(str(game / entry["file"]))
+            h = round(image.shape[0] * WIDTH / image.shape[1]) // 2 * 2
+            image = cv2.resize(image, (WIDTH, h), interpolation=cv2.INTER_AREA)
+            if not header_written:
+                f.write(f"YUV4MPEG2 W{WIDTH} H{h} F{FPS}:1 Ip A1:1 C420jpeg\n".encode())
+                header_written = True
+            i420 = np.ascontiguousarray(cv2.cvtColor(image, cv2.COLOR_BGR2YUV_I420)).tobytes()
+            hold = settled_hold if entry.get("settled", True) else moving_hold
+            for _ in range(max(1, round(hold * FPS))):
+                f.write(b"FRAME\n")
+                f.write(i420)
+                frames += 1
+    return frames / FPS
+
+
+def get_json(url: str) -> dict:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def test_fake_camera_game_is_logged_move_by_move(tmp_path: Path) -> None:
+    if not Path(CHROMIUM).exists() or shutil.which("chromium") is None:
+        pytest.skip("Debian chromium is not installed (apt-get install chromium chromium-driver)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright's Python package is not installed")
+    from werkzeug.serving import make_server
+
+    game = shortest_game()
+    sequence = GameSequenceSource(game, realtime=False)
+    truth = list(sequence.game["moves"])
+    video = tmp_path / "game.y4m"
+    duration = write_y4m(game, video)
+
+    app = create_app(
+        {"DATABASE": f"sqlite:///{tmp_path / 'e2e.sqlite'}", "MOTION": MotionConfig(settle_seconds=0.8)},
+        instance_path=str(tmp_path / "instance"),
+    )
+    live = app.extensions["bao_live"]
+    live.south_side = sequence.south_side
+    live.new_game(start=sequence.game.get("start"), south="South (e2e)", north="North (e2e)")
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    port = server.server_port
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{port}"
+    try:
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(
+                executable_path=CHROMIUM, args=FLAGS + [f"--use-file-for-fake-video-capture={video}"]
+            )
+            page = browser.new_page(viewport={"width": 1500, "height": 950})
+            errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.goto(f"{base}/?camera=browser")
+            deadline = time.monotonic() + duration * 1.5 + 120
+            state = get_json(f"{base}/api/live")
+            while time.monotonic() < deadline:
+                state = get_json(f"{base}/api/live")
+                if state["ply"] >= len(truth):
+                    break
+                time.sleep(1.0)
+            time.sleep(1.5)  # let the page draw the last verdict
+            page.screenshot(path=str(ROOT / "docs" / "screenshot_play.png"))
+            shown = page.locator("#move-list").inner_text()
+            browser.close()
+    finally:
+        server.shutdown()
+        thread.join(timeout=5)
+    logged = [m["move"] for m in get_game_moves(app, state["game_id"])]
+    assert not errors, errors
+    assert logged == truth, f"logged {logged}\nexpected {truth}\nlast verdict {state['verdict']}"
+    assert truth[0] in shown and truth[-1] in shown
+
+
+def get_game_moves(app, game_id: int) -> list[dict]:
+    return app.test_client().get(f"/api/games/{game_id}").get_json()["moves"]
