@@ -26,10 +26,18 @@ def board(
         return [holes.get(f"{letter}{i}", 0) for i in range(1, 9)]
 
     obj = {
-        "south": {"front": row("A"), "back": row("B"), "reserve": reserve[0],
-                  "nyumba_owned": "S" in nyumba},
-        "north": {"front": row("a"), "back": row("b"), "reserve": reserve[1],
-                  "nyumba_owned": "N" in nyumba},
+        "south": {
+            "front": row("A"),
+            "back": row("B"),
+            "reserve": reserve[0],
+            "nyumba_owned": "S" in nyumba,
+        },
+        "north": {
+            "front": row("a"),
+            "back": row("b"),
+            "reserve": reserve[1],
+            "nyumba_owned": "N" in nyumba,
+        },
         "to_move": move,
         "blocked": blocked,
     }

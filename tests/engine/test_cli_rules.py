@@ -86,15 +86,31 @@ def test_play_bad_move(capsys: pytest.CaptureFixture[str], moves: list[str], nee
         ('{"south": 1}', "missing: north, to_move"),
         (json.dumps({**Position.start().to_json(), "to_move": "up"}), "to_move"),
         (
-            json.dumps({**Position.start().to_json(),
-                        "south": {"front": [-1] + [0] * 7, "back": [0] * 8, "reserve": 0,
-                                  "nyumba_owned": False}}),
+            json.dumps(
+                {
+                    **Position.start().to_json(),
+                    "south": {
+                        "front": [-1] + [0] * 7,
+                        "back": [0] * 8,
+                        "reserve": 0,
+                        "nyumba_owned": False,
+                    },
+                }
+            ),
             "cannot be negative",
         ),
         (
-            json.dumps({**Position.start().to_json(),
-                        "south": {"front": [30] * 8, "back": [0] * 8, "reserve": 0,
-                                  "nyumba_owned": False}}),
+            json.dumps(
+                {
+                    **Position.start().to_json(),
+                    "south": {
+                        "front": [30] * 8,
+                        "back": [0] * 8,
+                        "reserve": 0,
+                        "nyumba_owned": False,
+                    },
+                }
+            ),
             "more than 64",
         ),
     ],
@@ -134,13 +150,17 @@ def test_record_check(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Non
 def test_bao_command_subprocess() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "webui.cli", "moves", "start"],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert done.returncode == 0
     assert done.stdout.splitlines() == START_MOVES
     bad = subprocess.run(
         [sys.executable, "-m", "webui.cli", "play", "start", "Q1<"],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr.startswith("bao: error: move 1 of 1 'Q1<'")

@@ -10,8 +10,18 @@ from engine_boards import board
 from engine import InvalidPosition, Position
 
 START_JSON = {
-    "south": {"front": [0, 0, 0, 0, 6, 2, 2, 0], "back": [0] * 8, "reserve": 22, "nyumba_owned": True},
-    "north": {"front": [0, 0, 0, 0, 6, 2, 2, 0], "back": [0] * 8, "reserve": 22, "nyumba_owned": True},
+    "south": {
+        "front": [0, 0, 0, 0, 6, 2, 2, 0],
+        "back": [0] * 8,
+        "reserve": 22,
+        "nyumba_owned": True,
+    },
+    "north": {
+        "front": [0, 0, 0, 0, 6, 2, 2, 0],
+        "back": [0] * 8,
+        "reserve": 22,
+        "nyumba_owned": True,
+    },
     "to_move": "south",
     "blocked": None,
 }

@@ -137,9 +137,14 @@ def test_rule_1_6_relay_kuendelea() -> None:
     trace = pos.push("A3>")
     kinds = [(s.kind, s.hole, s.count) for s in trace.steps]
     assert kinds == [
-        ("reserve", None, 1), ("drop", "A3", 1), ("pickup", "A3", 2),
-        ("drop", "A4", 1), ("drop", "A5", 1), ("pickup", "A5", 2),
-        ("drop", "A6", 1), ("drop", "A7", 1),
+        ("reserve", None, 1),
+        ("drop", "A3", 1),
+        ("pickup", "A3", 2),
+        ("drop", "A4", 1),
+        ("drop", "A5", 1),
+        ("pickup", "A5", 2),
+        ("drop", "A6", 1),
+        ("drop", "A7", 1),
     ]
     assert holes_of(pos) == {"A4": 1, "A6": 1, "A7": 1, "a8": 1}
     assert pos.reserve("south") == 3

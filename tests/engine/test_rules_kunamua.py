@@ -106,7 +106,10 @@ def test_rule_2_3_2_house_tax() -> None:
     assert moves(pos) == ["A5<*", "A5>*"]
     trace = pos.push("A5>")
     assert [(s.kind, s.hole, s.count) for s in trace.steps][:3] == [
-        ("reserve", None, 1), ("drop", "A5", 1), ("tax", "A5", 2)]
+        ("reserve", None, 1),
+        ("drop", "A5", 1),
+        ("tax", "A5", 2),
+    ]
     assert holes_of(pos) == {"A5": 5, "A6": 1, "A7": 1, "B3": 2, "a1": 1}
     assert pos.nyumba_owned("south")
 
@@ -119,7 +122,9 @@ def test_rule_2_3_2_small_lone_nyumba_is_an_ordinary_hole() -> None:
     assert holes_of(pos) == {"A6": 1, "A7": 1, "A8": 1, "B8": 1, "B7": 1, "a1": 1}
     assert not pos.nyumba_owned("south")
     # With the option on, the tax applies: 5 - 2 = 3 stay, A6 and A7 get one.
-    taxed = board({"A5": 4, "a1": 1}, reserve=(5, 5), nyumba="S", rules=Rules(tax_small_nyumba=True))
+    taxed = board(
+        {"A5": 4, "a1": 1}, reserve=(5, 5), nyumba="S", rules=Rules(tax_small_nyumba=True)
+    )
     taxed.push("A5>")
     assert holes_of(taxed) == {"A5": 3, "A6": 1, "A7": 1, "a1": 1}
     assert taxed.nyumba_owned("south")

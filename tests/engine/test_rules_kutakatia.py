@@ -42,8 +42,7 @@ def test_rule_5_2_relay_ending_in_the_blocked_hole_ends_the_move() -> None:
     pos.push("A2<")
     trace = pos.push("a2>")
     assert trace.end_reason == END_BLOCKED
-    assert {h: n for h, n in holes_of(pos).items() if h[0] == "a"} == {
-        "a3": 1, "a5": 1, "a6": 4}
+    assert {h: n for h, n in holes_of(pos).items() if h[0] == "a"} == {"a3": 1, "a5": 1, "a6": 4}
 
 
 def test_rule_5_1_block_lasts_one_move() -> None:

@@ -32,8 +32,18 @@ def test_rule_4_2_1_2_safari_empties_the_nyumba_and_sows_on() -> None:
     after, trace = pos.play("A3<+")
     assert ("safari", "A5", 7) in [(s.kind, s.hole, s.count) for s in trace.steps]
     assert holes_of(after) == {
-        "A1": 1, "A2": 1, "A3": 3, "A4": 1, "A6": 1, "A7": 1, "A8": 1,
-        "B8": 1, "B7": 1, "B6": 1, "B5": 1, "a1": 1,
+        "A1": 1,
+        "A2": 1,
+        "A3": 3,
+        "A4": 1,
+        "A6": 1,
+        "A7": 1,
+        "A8": 1,
+        "B8": 1,
+        "B7": 1,
+        "B6": 1,
+        "B5": 1,
+        "a1": 1,
     }
     assert not after.nyumba_owned("south")
     assert pos.notation(pos.parse_move("A3<+")) == "A3<+"
@@ -93,9 +103,9 @@ def test_rule_7_2_mtaji_kutakata_ends_in_the_owned_nyumba() -> None:
 def test_rule_7_3_kunamua_kutakata_from_a_small_nyumba_option() -> None:
     # Owned nyumba holding 2 and A7=1: by default it may start (§7.3)...
     holes = {"A5": 2, "A7": 1, "a1": 1}
-    assert moves(board(holes, reserve=(5, 5), nyumba="S")) == [
-        "A5<*", "A5>*", "A7<*", "A7>*"]
+    assert moves(board(holes, reserve=(5, 5), nyumba="S")) == ["A5<*", "A5>*", "A7<*", "A7>*"]
     # ...and not with the option off.
-    strict = board(holes, reserve=(5, 5), nyumba="S",
-                   rules=Rules(kunamua_kutakata_from_small_nyumba=False))
+    strict = board(
+        holes, reserve=(5, 5), nyumba="S", rules=Rules(kunamua_kutakata_from_small_nyumba=False)
+    )
     assert moves(strict) == ["A7<*", "A7>*"]
