@@ -10,7 +10,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import Move, Position
+from engine import Move, Position, Rules
 from engine.holes import ALL_HOLES, FRONT_LETTER, SIDES
 from engine.trace import CAPTURE, DROP, KEEP, PICKUP, RESERVE, SAFARI, TAX, Trace
 
@@ -130,6 +130,38 @@ def test_random_position_invariants(seed: int) -> None:
     _check_position(pos)
     for move in pos.legal_moves:
         after, trace = pos.play(move)
+        holes, reserves = _replay_trace(pos, trace)
+        assert holes == {h: after[h] for h in ALL_HOLES}
+        assert reserves == {s: after.reserve(s) for s in SIDES}
+        _check_position(after)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(min_value=0, max_value=2**32),
+    options=st.fixed_dictionaries(
+        {
+            "nyumba_lost_at_mtaji_capture": st.booleans(),
+            "kutakata_stops_at_nyumba_in_mtaji": st.booleans(),
+            "kunamua_kutakata_from_small_nyumba": st.booleans(),
+            "kunamua_singletons_while_nyumba_owned": st.booleans(),
+            "tax_small_nyumba": st.booleans(),
+            "kutakatia": st.booleans(),
+            "win_at_instant_capture": st.booleans(),
+            "lose_at_instant_own_empty": st.booleans(),
+            "max_sown": st.sampled_from([40, 1000]),
+            "max_capture_seeds": st.sampled_from([15, 40]),
+            "lap_skips_origin": st.booleans(),
+        }
+    ),
+)
+def test_invariants_under_every_rule_option(seed: int, options: dict) -> None:
+    rules = Rules(**options)
+    pos = Position.from_json(_random_position(seed).to_json(), rules)
+    _check_position(pos)
+    for move in pos.legal_moves:
+        after, trace = pos.play(move)
+        assert trace.sown <= rules.max_sown
         holes, reserves = _replay_trace(pos, trace)
         assert holes == {h: after[h] for h in ALL_HOLES}
         assert reserves == {s: after.reserve(s) for s in SIDES}
