@@ -46,8 +46,8 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
     import cv2
     import numpy as np
 
-    from vision import recognize
     from vision.motion import MotionConfig
+    from vision.recognize import recognize
     from webui.live import LiveReferee
     from webui.sources import Frame, GameSequenceSource
     from webui.store import GameStore

@@ -54,7 +54,7 @@ def create_app(test_config: dict[str, Any] | None = None, instance_path: str | N
 
     recognizer = app.config["RECOGNIZER"]
     if recognizer is None:
-        from vision import recognize as recognizer
+        from vision.recognize import recognize as recognizer  # the function, not the module
     store = GameStore(app.config["DATABASE"])
     live = LiveReferee(
         store,

@@ -324,9 +324,11 @@ class LiveReferee:
                         break
                     try:
                         self.feed(frame)
-                    except (ValueError, OSError) as exc:  # a bad frame never stops the game
+                    except Exception as exc:  # noqa: BLE001 - a bad frame must never stop the referee
+                        # Nothing was logged for this frame (moves are written only
+                        # after a complete verdict), so the game is intact.
                         with self.lock:
-                            self.problem = f"frame {frame.name} skipped: {exc}"
+                            self.problem = f"frame {frame.name} skipped: {type(exc).__name__}: {exc}"
             finally:
                 source.close()
                 with self.lock:

@@ -7,14 +7,14 @@ import json
 import cv2
 import pytest
 
-import vision
+import vision.recognize
 from engine import Position
 from webui.cli import main
 
 
 @pytest.fixture
 def stills(tmp_path, recognizer, monkeypatch):
-    monkeypatch.setattr(vision, "recognize", recognizer, raising=False)
+    monkeypatch.setattr(vision.recognize, "recognize", recognizer)
     pos = Position.start()
     played = []
     folder = tmp_path / "stills"

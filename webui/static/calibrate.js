@@ -57,6 +57,7 @@
   async function captured(data) {
     shot = data;
     $("capture-img").src = `/api/calibration/capture.jpg?t=${Date.now()}`;
+    $("capture-img").hidden = false;
     say(data.found ? "Board found: check the grid." : "Board not found: drag the corners onto it.");
     draw();
   }
