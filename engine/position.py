@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.errors import AmbiguousMove, IllegalMove
+from engine.errors import AmbiguousMove, IllegalMove, InvalidNotation
 from engine.holes import FRONT_LETTER, HOLE_INDEX, NYUMBA, SIDES, back_ring, hole_name, side_index
 from engine.moves import Result, State, front_row_empty, legal_results, start_plans
 from engine.notation import Move, parse_notation
@@ -247,7 +247,10 @@ class Position:
         InvalidNotation if the text is not notation, IllegalMove if it matches no
         legal move, AmbiguousMove if it matches several.
         """
-        parsed = parse_notation(text)
+        try:
+            parsed = parse_notation(text)
+        except InvalidNotation as exc:
+            raise InvalidNotation(f"{exc} (position {self.to_text()})") from None
         me = self._state.to_move
         if parsed.row is not None and (parsed.row in "AB") != (me == 0):
             raise IllegalMove(

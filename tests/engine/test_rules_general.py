@@ -164,3 +164,42 @@ def test_rule_1_2_1_own_front_row_emptied_mid_move_loses() -> None:
     assert holes_of(pos) == {"B1": 1, "a1": 1, "a5": 2}
     assert pos.reserve("south") == 24
     assert pos.outcome().winner == "north"
+
+
+def test_rule_1_3_1_direction_changes_only_at_a_kichwa_or_kimbi_capture() -> None:
+    # The 1.4.5 position: A4> sows clockwise (A5, A6, A7); the capture at the
+    # kimbi A7 turns the move anticlockwise (A8, A7, then A6, A5, A4).
+    pos = board({"A4": 3, "A7": 1, "a2": 2, "a8": 1})
+    trace = pos.push("A4>")
+    drops = [s.hole for s in trace.steps if s.kind == "drop"]
+    assert drops == ["A5", "A6", "A7", "A8", "A7", "A6", "A5", "A4"]
+
+
+def test_rule_7_7_option_finish_the_move_after_emptying_the_front_row() -> None:
+    # The 1.2.1 capture with win_at_instant_capture off: the 3 captured seeds
+    # are sown from A1: A1 (3), A2, A3 (empty) -> end. North has still lost.
+    rules = Rules(win_at_instant_capture=False)
+    pos = board({"A1": 1, "a8": 3, "b1": 4}, reserve=(5, 5), rules=rules)
+    trace = pos.push("A1<")
+    assert trace.end_reason == END_EMPTY_HOLE
+    assert holes_of(pos) == {"A1": 3, "A2": 1, "A3": 1, "b1": 4}
+    assert pos.reserve("south") == 4
+    assert pos.outcome().winner == "south"
+
+
+def test_rule_7_8_option_only_the_end_of_the_move_counts() -> None:
+    # The own-front-row case with lose_at_instant_own_empty off. A1< sows 25:
+    # B1..B8, A8..A2, A1, B1..B8 (2 each), A8 (2): capture a1's 1, enter at
+    # the right kichwa A8 (3): relay A7 A6 A5 (2) -> relay A4 A3 (2) -> relay
+    # A2 A1 (2) -> relay B1 B2 (3) -> relay B3 B4 B5 (3) -> relay B6 B7 B8 (3)
+    # -> relay A8 (1) A7 (3) A6 (3) -> relay A5 (1) A4 (3) A3 (0 -> 1): end.
+    rules = Rules(max_capture_seeds=30, lose_at_instant_own_empty=False)
+    pos = board({"A1": 25, "a1": 1, "a5": 2}, rules=rules)
+    trace = pos.push("A1<")
+    assert trace.end_reason == END_EMPTY_HOLE
+    assert holes_of(pos) == {
+        "A2": 2, "A3": 1, "A4": 3, "A5": 1, "A7": 3, "A8": 1,
+        "B1": 3, "B3": 3, "B4": 3, "B6": 3, "B7": 3, "a5": 2,
+    }  # fmt: skip
+    assert pos.reserve("south") == 0
+    assert pos.outcome() is None
