@@ -56,7 +56,8 @@ def _check(pos: Position) -> int:
 
 
 def _random_position(rng: random.Random, rules: Rules) -> Position:
-    """A random valid position: 64 seeds, reserves consistent with the side to move."""
+    """A random valid position: 64 seeds, reserves consistent with the side to move,
+    sometimes a blocked hole."""
     to_move = rng.randrange(2)
     south_reserve = rng.choice([0, 0, rng.randrange(1, 23)])
     north_reserve = south_reserve + (1 if to_move == 1 and south_reserve else 0)
@@ -73,6 +74,9 @@ def _random_position(rng: random.Random, rules: Rules) -> Position:
             board[donor] -= 1
             board[16 * side + rng.randrange(8)] += 1
     obj: dict[str, Any] = {"to_move": ("south", "north")[to_move], "blocked": None}
+    occupied = [r for r in range(8) if board[16 * to_move + r] > 0]
+    if rng.random() < 0.2:  # a kutakatia block as a position file may carry one
+        obj["blocked"] = ("A", "a")[to_move] + str(rng.choice(occupied) + 1)
     for side, name in enumerate(("south", "north")):
         ring = board[16 * side : 16 * side + 16]
         obj[name] = {
@@ -130,5 +134,5 @@ def test_core_matches_engine_default_rules() -> None:
     ids=lambda option: "-".join(f"{k}={v}" for k, v in option.items()),
 )
 def test_core_matches_engine_rule_options(option: dict[str, Any]) -> None:
-    positions, moves = _run(Rules(**option), seed=2, games=4, random_starts=25)
-    assert positions > 300
+    positions, moves = _run(Rules(**option), seed=2, games=3, random_starts=20)
+    assert positions > 250
