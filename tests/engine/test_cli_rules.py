@@ -164,3 +164,18 @@ def test_bao_command_subprocess() -> None:
     )
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr.startswith("bao: error: move 1 of 1 'Q1<'")
+
+
+def test_binary_and_bad_record_files(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    binary = tmp_path / "photo.json"
+    binary.write_bytes(bytes(range(128, 256)))
+    status, out, err = run(capsys, "moves", str(binary))
+    assert status == 2 and out == "" and "photo.json: not a text file" in err
+    status, out, err = run(capsys, "record", "check", str(binary))
+    assert status == 2 and "not a text file" in err
+    bad_start = tmp_path / "game.json"
+    bad_start.write_text(json.dumps({"start": {"south": 3}, "moves": []}))
+    status, out, err = run(capsys, "record", "check", str(bad_start))
+    assert status == 2 and "game.json: invalid position" in err
+    status, out, err = run(capsys, "record", "check", str(tmp_path / "missing.txt"))
+    assert status == 2 and "missing.txt" in err

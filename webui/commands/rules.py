@@ -24,12 +24,19 @@ def load_position(arg: str) -> Position:
         return _from_json_text(sys.stdin.read(), "stdin")
     path = Path(arg)
     if path.is_file():
-        return _from_json_text(path.read_text(encoding="utf-8"), str(path))
+        return _from_json_text(_read_text(path), str(path))
     if ":" in arg and " " in arg.strip():
         return Position.from_text(arg)
     raise FileNotFoundError(
         f"no position file {arg!r} (give a JSON file, '-', 'start' or a text form)"
     )
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise BaoError(f"{path}: not a text file (expected JSON or a game record)") from None
 
 
 def _from_json_text(text: str, where: str) -> Position:
@@ -76,7 +83,12 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_record_check(args: argparse.Namespace) -> int:
-    record, errors = read_record(args.file)
+    try:
+        record, errors = read_record(args.file)
+    except UnicodeDecodeError:
+        raise BaoError(f"{args.file}: not a text file (expected a game record)") from None
+    except BaoError as exc:
+        raise BaoError(f"{args.file}: {exc}") from None
     if errors:
         raise BaoError(f"{args.file}: {errors[0]}")
     result = replay(record)
