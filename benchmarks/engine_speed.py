@@ -104,7 +104,7 @@ def sample_states(core: Any, count: int, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     rules = core.DEFAULT_RULES
     out = np.empty(core.MAX_MOVES, dtype=np.int32)
-    states = []
+    states: list[np.ndarray] = []
     while len(states) < count:
         st = core.start_state()
         while len(states) < count:

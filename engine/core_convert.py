@@ -47,8 +47,8 @@ def state_from_json(obj: dict[str, Any]) -> np.ndarray:
     st[core.BLOCKED] = -1
     blocked = obj.get("blocked")
     if blocked is not None:
-        side, ring = HOLE_INDEX[blocked]
-        if side != to_move:
+        blocked_side, ring = HOLE_INDEX[blocked]
+        if blocked_side != to_move:
             raise ValueError(f"blocked hole {blocked!r} is not a hole of the side to move")
         st[core.BLOCKED] = ring
     st[core.WINNER] = core.NO_WINNER

@@ -72,7 +72,9 @@ def test_rule_2_3_kunamua_kutakata_first_move() -> None:
 
 def test_rule_2_2_kunamua_capture_kichwa_choice() -> None:
     # A4 (1) faces a5 (3): the only capture; the player picks the kichwa.
-    st = state([0, 0, 0, 1, 0, 2, 0, 0], Z, [1, 0, 0, 0, 3, 0, 0, 0], reserve=(5, 5), owned=(0, 1))
+    st = state(
+        [0, 0, 0, 1, 0, 2, 0, 0], Z, [1, 0, 0, 0, 3, 0, 0, 0], reserve=(5, 5), owned=(False, True)
+    )
     assert moves(st) == ["A4<", "A4>"]
     # A4<: A4=2, 3 captured enter at A1 and go right: A1, A2, A3 (empty: end).
     left = play(st, "A4<")
@@ -146,7 +148,9 @@ def test_rule_1_5_3_1_lone_kichwa_not_towards_back_row() -> None:
 def test_rule_2_3_2_nyumba_tax() -> None:
     # The owned nyumba (6) is the only occupied front hole: reserve seed in, only
     # two out, sown left (A4, A3) or right; the nyumba keeps 5 and stays owned.
-    st = state([0, 0, 0, 0, 6, 0, 0, 0], Z, [1, 0, 0, 0, 0, 0, 0, 0], reserve=(3, 3), owned=(1, 1))
+    st = state(
+        [0, 0, 0, 0, 6, 0, 0, 0], Z, [1, 0, 0, 0, 0, 0, 0, 0], reserve=(3, 3), owned=(True, True)
+    )
     assert moves(st) == ["A5<", "A5>"]
     after = play(st, "A5<")
     assert rows(after) == ([0, 0, 1, 1, 5, 0, 0, 0], Z)
@@ -156,7 +160,9 @@ def test_rule_2_3_2_nyumba_tax() -> None:
 def test_rule_2_3_2_no_kutakata_from_full_nyumba() -> None:
     # Owned nyumba 6 plus a singleton A2: only A2 may start (4.2.2.1); the
     # singleton is allowed while the nyumba is owned (§7 #4).
-    st = state([0, 1, 0, 0, 6, 0, 0, 0], Z, [1, 0, 0, 0, 0, 0, 0, 0], reserve=(3, 3), owned=(1, 1))
+    st = state(
+        [0, 1, 0, 0, 6, 0, 0, 0], Z, [1, 0, 0, 0, 0, 0, 0, 0], reserve=(3, 3), owned=(True, True)
+    )
     assert moves(st) == ["A2<", "A2>"]
 
 
@@ -165,7 +171,9 @@ def test_rule_2_3_3_no_singleton_once_nyumba_lost() -> None:
     st = state([0, 1, 0, 0, 6, 0, 0, 0], Z, [1, 0, 0, 0, 0, 0, 0, 0], reserve=(3, 3))
     assert moves(st) == ["A5<", "A5>"]
     # §7 #4 off: singletons barred even while the nyumba is owned.
-    st = state([0, 1, 0, 0, 3, 0, 0, 0], Z, [1, 0, 0, 0, 0, 0, 0, 0], reserve=(3, 3), owned=(1, 1))
+    st = state(
+        [0, 1, 0, 0, 3, 0, 0, 0], Z, [1, 0, 0, 0, 0, 0, 0, 0], reserve=(3, 3), owned=(True, True)
+    )
     assert moves(st, core.make_rules(kunamua_singletons_while_nyumba_owned=False)) == [
         "A5<",
         "A5>",
@@ -174,7 +182,9 @@ def test_rule_2_3_3_no_singleton_once_nyumba_lost() -> None:
 
 def test_rule_7_5_no_tax_on_small_nyumba() -> None:
     # Owned nyumba 4, alone: no tax (4.2.1.3); reserve seed in, all 5 sown, nyumba lost.
-    st = state([0, 0, 0, 0, 4, 0, 0, 0], Z, [1, 0, 0, 0, 0, 0, 0, 0], reserve=(3, 3), owned=(1, 1))
+    st = state(
+        [0, 0, 0, 0, 4, 0, 0, 0], Z, [1, 0, 0, 0, 0, 0, 0, 0], reserve=(3, 3), owned=(True, True)
+    )
     after = play(st, "A5>")
     assert rows(after) == ([0, 0, 0, 0, 0, 1, 1, 1], [0, 0, 0, 0, 0, 0, 1, 1])
     assert after[core.OWNED] == 0
@@ -186,7 +196,9 @@ def test_rule_7_5_no_tax_on_small_nyumba() -> None:
 def test_rule_4_2_1_2_stop_or_safari() -> None:
     # A1 (1) faces a8 (5): capture, enter at A1 (-> 3), A2, A3, A4, A5 (6 -> 7,
     # owned, a4 empty): the player stops or plays safari.
-    st = state([1, 0, 0, 0, 6, 0, 0, 0], Z, [1, 0, 0, 0, 0, 0, 0, 5], reserve=(5, 5), owned=(1, 0))
+    st = state(
+        [1, 0, 0, 0, 6, 0, 0, 0], Z, [1, 0, 0, 0, 0, 0, 0, 5], reserve=(5, 5), owned=(True, False)
+    )
     assert moves(st) == ["A1<", "A1<+"]
     stop = play(st, "A1<")
     assert rows(stop) == ([3, 1, 1, 1, 7, 0, 0, 0], Z) and stop[core.OWNED] == 1
@@ -198,7 +210,9 @@ def test_rule_4_2_1_2_stop_or_safari() -> None:
 
 def test_rule_4_2_2_3_1_kunamua_kutakata_ends_in_nyumba() -> None:
     # A3 (1) + reserve seed = 2, sown A4, A5 (6 -> 7, owned): the kutakata ends.
-    st = state([0, 0, 1, 0, 6, 0, 0, 0], Z, [1, 0, 0, 0, 0, 0, 0, 0], reserve=(3, 3), owned=(1, 0))
+    st = state(
+        [0, 0, 1, 0, 6, 0, 0, 0], Z, [1, 0, 0, 0, 0, 0, 0, 0], reserve=(3, 3), owned=(True, False)
+    )
     after = play(st, "A3>")
     assert rows(after) == ([0, 0, 0, 1, 7, 0, 0, 0], Z)
 
@@ -207,7 +221,7 @@ def test_rule_4_2_1_1_nyumba_lost_at_first_mtaji_capture() -> None:
     # Mtaji: A3 (2) sown right ends in A5 (7, faces a4 = 1): capture, the owner's
     # first in mtaji, so the nyumba is lost (§7 #1) although it is not emptied.
     # The captured seed enters at A1 (clockwise) and the move ends there.
-    st = state([0, 0, 2, 0, 6, 0, 0, 0], Z, [1, 0, 0, 1, 0, 0, 0, 0], owned=(1, 0))
+    st = state([0, 0, 2, 0, 6, 0, 0, 0], Z, [1, 0, 0, 1, 0, 0, 0, 0], owned=(True, False))
     after = play(st, "A3>")
     assert rows(after) == ([1, 0, 0, 1, 7, 0, 0, 0], Z)
     assert after[core.OWNED] == 0
