@@ -49,11 +49,11 @@ def calibrate_from_start(
     else:
         quad = locate_board(image, cfg)
         start_corners, aspect = orient_corners(quad.corners, south), quad.aspect
-    board_corners, hmat, grid = fit_board(image, start_corners, aspect, cfg)
-    if grid.score < cfg.locate.min_grid_score:
+    board_corners, hmat, grid, aspect = fit_board(image, start_corners, aspect, cfg)
+    if grid.score < cfg.grid.min_lattice_score:
         raise CalibrationError(
             f"the 4x8 pit grid does not fit the board (score {grid.score:.2f} < "
-            f"{cfg.locate.min_grid_score:.2f}); check the corners")
+            f"{cfg.grid.min_lattice_score:.2f}); check the corners")
     crops = pit_crops(image, hmat, grid, cfg)
     if fit_look is None:
         from vision.count import fit_seed_look as fit_look

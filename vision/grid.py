@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from vision.config import DEFAULT, GridConfig
+from vision.lattice import fit_lattice, ring_kernel
 
 
 @dataclass
@@ -29,8 +30,9 @@ class PitGrid:
     centres: np.ndarray  # (4, 8, 2) canonical (x, y) px
     pitch: tuple[float, float]  # (x pitch, y pitch) canonical px
     rim: np.ndarray  # (4, 8) rim strength at each centre / median rim strength
-    score: float  # grid-fit score of the whole board (see grid_score)
-    board_h: np.ndarray  # 3x3: nominal canonical px -> this view's px (identity if no fit)
+    score: float  # lattice response at the pits / mean response (about 1 on no board)
+    radius: tuple[float, float]  # pit radius (x, y) in this view, px
+    anisotropy: float  # pit height / width in this view (true aspect = view aspect * this)
     inliers: int  # pits that agree with the lattice fit
 
 
@@ -110,29 +112,28 @@ def grid_score(canonical: np.ndarray, cfg: GridConfig = DEFAULT.grid) -> float:
     return float(np.quantile(per_cell, 0.25))
 
 
-def _ring(radius: float, width: float) -> np.ndarray:
-    r = int(np.ceil(radius + 2 * width))
-    yy, xx = np.mgrid[-r : r + 1, -r : r + 1].astype(np.float32)
-    d = np.hypot(xx, yy)
-    ring = np.exp(-0.5 * ((d - radius) / width) ** 2).astype(np.float32)
-    return ring / ring.sum()
+def fit_grid(canonical: np.ndarray, cfg: GridConfig = DEFAULT.grid, board_width: float | None = None) -> PitGrid:
+    """Fit the 4 x 8 pit centres on a canonical BGR view (see module docstring).
 
-
-def fit_grid(canonical: np.ndarray, cfg: GridConfig = DEFAULT.grid) -> PitGrid:
-    """Fit the 4 x 8 pit centres on a canonical BGR view (see module docstring)."""
+    ``board_width``: the located board's width in px when the view has a border.
+    """
     h, w = canonical.shape[:2]
-    nominal, px, py = layout((w, h), cfg)
-    pitch = min(px, py)
-    radius = cfg.pit_radius_frac * pitch
     mag = gradient_magnitude(canonical)
-    resp = cv2.filter2D(mag, -1, _ring(radius, cfg.ring_width_px), borderType=cv2.BORDER_CONSTANT)
-    sx, sy = int(cfg.search_frac * px), int(cfg.search_frac * py)
+    lat = fit_lattice(mag, cfg, board_width)
+    nominal = lat.centres()
+    px = lat.pitch_x
+    py = float(np.mean(np.diff(lat.ys[:2])))
+    rx, ry = lat.radius, lat.radius * lat.anisotropy
+    pitch = min(px, py)
+    kernel = ring_kernel(rx, ry, max(1.0, cfg.ring_width_frac * px))
+    resp = cv2.filter2D(mag, -1, kernel, borderType=cv2.BORDER_CONSTANT)
+    sx, sy = max(1, int(cfg.search_frac * px)), max(1, int(cfg.search_frac * py))
     peaks = np.zeros_like(nominal)
     for r in range(cfg.rows):
         for c in range(cfg.cols):
             x0, y0 = nominal[r, c]
-            xa, xb = max(int(x0) - sx, 0), min(int(x0) + sx + 1, w)
-            ya, yb = max(int(y0) - sy, 0), min(int(y0) + sy + 1, h)
+            xa, xb = min(max(int(x0) - sx, 0), w - 1), min(max(int(x0) + sx + 1, 1), w)
+            ya, yb = min(max(int(y0) - sy, 0), h - 1), min(max(int(y0) + sy + 1, 1), h)
             win = resp[ya:yb, xa:xb]
             iy, ix = np.unravel_index(int(np.argmax(win)), win.shape)
             peaks[r, c] = (xa + ix, ya + iy)
@@ -143,11 +144,10 @@ def fit_grid(canonical: np.ndarray, cfg: GridConfig = DEFAULT.grid) -> PitGrid:
     amat, inl = cv2.estimateAffine2D(src, dst, method=cv2.RANSAC,
                                      ransacReprojThreshold=cfg.inlier_frac * pitch)
     inliers = int(inl.sum()) if inl is not None else 0
-    hmat = None if amat is None else np.vstack([amat, [0.0, 0.0, 1.0]])
-    if hmat is None or inliers < cfg.min_inliers:
-        hmat, fitted = np.eye(3), nominal
+    if amat is None or inliers < cfg.min_inliers:
+        fitted = nominal
     else:
-        fitted = cv2.perspectiveTransform(src, hmat).reshape(nominal.shape)
+        fitted = cv2.transform(src, amat).reshape(nominal.shape)
     # each pit keeps its own peak where it agrees with the lattice fit (local refinement)
     close = np.linalg.norm(peaks - fitted, axis=-1) <= cfg.own_peak_frac * pitch
     centres = np.where(close[..., None], 0.5 * (peaks + fitted), fitted)
@@ -156,25 +156,85 @@ def fit_grid(canonical: np.ndarray, cfg: GridConfig = DEFAULT.grid) -> PitGrid:
     rim = resp[yi, xi]
     rim = rim / (float(np.median(rim)) + 1e-6)
     pitch_xy = (float(np.median(np.diff(centres[..., 0], axis=1))),
-                float(np.median(np.diff(centres[[0, 2], :, 1], axis=0) / 2)))
-    return PitGrid(centres, pitch_xy, rim, grid_score(canonical, cfg), hmat, inliers)
+                float(np.median(np.diff(centres[:, :, 1], axis=0)[[0, 2]])))
+    return PitGrid(centres, pitch_xy, rim, lat.score, (rx, ry), lat.anisotropy, inliers)
 
 
-def corrected_corners(grid: PitGrid, size: tuple[int, int]) -> np.ndarray:
-    """Playing-surface corners (canonical TL, TR, BR, BL) in this view's px, implied by
-    the pit lattice fit and the nominal margins."""
-    w, h = size
-    pts = np.float32([[0, 0], [w, 0], [w, h], [0, h]]).reshape(-1, 1, 2)
-    return cv2.perspectiveTransform(pts, grid.board_h).reshape(4, 2)
+def board_edges(canonical: np.ndarray, grid: PitGrid, cfg: GridConfig = DEFAULT.grid) -> np.ndarray:
+    """Playing-surface corners (TL, TR, BR, BL) in this view's px, from the edges
+    just outside the pit lattice.
+
+    Along each side, in 8 (or 4) segments, the edge searched for is the *innermost*
+    strong step between the outer pits' rims and the view's border: the top
+    surface's edge comes before the board's side face and the table.
+    """
+    h, w = canonical.shape[:2]
+    grey = cv2.GaussianBlur(cv2.cvtColor(canonical, cv2.COLOR_BGR2GRAY), (3, 3), 0)
+    gx = np.abs(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3))
+    gy = np.abs(cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3))
+    c = grid.centres
+    rx, ry = grid.radius
+    px, py = grid.pitch
+    lines = []
+    for side in ("top", "right", "bottom", "left"):
+        horizontal = side in ("top", "bottom")
+        pts = []
+        seg_centres = c[0 if side == "top" else -1] if horizontal else c[:, -1 if side == "right" else 0]
+        for (x, y) in seg_centres:
+            if horizontal:
+                half = int(0.3 * px)
+                strip = gy[:, max(int(x) - half, 0) : int(x) + half + 1].mean(axis=1)
+                if side == "top":
+                    lo, hi = 0, int(y - 1.15 * ry - cfg.edge_gap_frac * py)
+                    prof, pos = strip[lo:hi][::-1], np.arange(lo, hi)[::-1]
+                else:
+                    lo, hi = int(y + 1.15 * ry + cfg.edge_gap_frac * py) + 1, h
+                    prof, pos = strip[lo:hi], np.arange(lo, hi)
+            else:
+                half = int(0.3 * py)
+                strip = gx[max(int(y) - half, 0) : int(y) + half + 1].mean(axis=0)
+                if side == "left":
+                    lo, hi = 0, int(x - 1.15 * rx - cfg.edge_gap_frac * px)
+                    prof, pos = strip[lo:hi][::-1], np.arange(lo, hi)[::-1]
+                else:
+                    lo, hi = int(x + 1.15 * rx + cfg.edge_gap_frac * px) + 1, w
+                    prof, pos = strip[lo:hi], np.arange(lo, hi)
+            if len(prof) < 3:
+                continue
+            strong = np.flatnonzero(prof >= cfg.edge_strength * prof.max())
+            k = int(strong[0])
+            while k + 1 < len(prof) and prof[k + 1] >= prof[k]:  # climb to the local peak
+                k += 1
+            pts.append((x, float(pos[k])) if horizontal else (float(pos[k]), y))
+        if len(pts) < 2:
+            return np.float64([[0, 0], [w, 0], [w, h], [0, h]])
+        arr = np.array(pts, np.float64)
+        a, b = (0, 1) if horizontal else (1, 0)
+        coef = np.polyfit(arr[:, a], arr[:, b], 1)
+        resid = np.abs(np.polyval(coef, arr[:, a]) - arr[:, b])
+        keep = resid <= max(1.5, 2.5 * np.median(resid))
+        if keep.sum() >= 2:
+            coef = np.polyfit(arr[keep, a], arr[keep, b], 1)
+        lines.append((horizontal, coef))
+    corners = []
+    for (h1, c1), (h2, c2) in ((lines[3], lines[0]), (lines[0], lines[1]), (lines[1], lines[2]), (lines[2], lines[3])):
+        # horizontal: y = m x + q ; vertical: x = m y + q
+        hz, vt = (c1, c2) if h1 else (c2, c1)
+        m1, q1 = hz
+        m2, q2 = vt
+        y = (m1 * q2 + q1) / (1 - m1 * m2)
+        x = m2 * y + q2
+        corners.append((x, y))
+    return np.array(corners, np.float64)
 
 
 def draw_grid(canonical: np.ndarray, grid: PitGrid, cfg: GridConfig = DEFAULT.grid) -> np.ndarray:
     """Debug picture: centres and pit circles; occluded pits in red."""
     out = canonical.copy()
-    radius = int(cfg.pit_radius_frac * min(grid.pitch))
+    rx, ry = (int(round(v)) for v in grid.radius)
     for (x, y), rim in zip(grid.centres.reshape(-1, 2), grid.rim.ravel(), strict=True):
         colour = (0, 0, 255) if rim < cfg.occluded_rim_ratio else (0, 255, 0)
-        cv2.circle(out, (int(x), int(y)), radius, colour, 1)
+        cv2.ellipse(out, (int(x), int(y)), (rx, ry), 0, 0, 360, colour, 1)
         cv2.drawMarker(out, (int(x), int(y)), colour, cv2.MARKER_CROSS, 8)
     return out
 
@@ -194,7 +254,8 @@ def main(argv: list[str] | None = None) -> int:
     canonical, _ = rectify(img, orient_corners(quad.corners, args.south), quad.aspect)
     grid = fit_grid(canonical)
     cv2.imwrite(args.debug, draw_grid(canonical, grid))
-    print(f"grid score {grid.score:.3f}  pitch {grid.pitch[0]:.1f} x {grid.pitch[1]:.1f}")
+    print(f"grid score {grid.score:.3f}  pitch {grid.pitch[0]:.1f} x {grid.pitch[1]:.1f}  "
+          f"radius {grid.radius[0]:.1f} x {grid.radius[1]:.1f}")
     return 0
 
 

@@ -32,7 +32,8 @@ import numpy as np
 
 from vision.config import DEFAULT, VisionConfig
 from vision.errors import BoardNotFound
-from vision.grid import grid_score
+from vision.grid import gradient_magnitude, grid_score
+from vision.lattice import fit_lattice
 from vision.rectify import canonical_size, homography, order_clockwise
 
 
@@ -142,6 +143,22 @@ def edge_magnitude(grey: np.ndarray) -> np.ndarray:
     return cv2.magnitude(gx, gy)
 
 
+def _lattice_score(small: np.ndarray, quad: np.ndarray, cfg: VisionConfig) -> tuple[float, np.ndarray]:
+    """Free-lattice score (either long-axis hypothesis) of a quad, and the quad rolled to it."""
+    rc = cfg.rectify
+    w, h = canonical_size(rc.default_aspect, rc, rc.lattice_width_px)
+    pad = int(rc.pad_frac * w)
+    best, best_q = -1.0, quad
+    for roll in (0, 1):
+        q = np.roll(quad, -roll, axis=0)
+        view = cv2.warpPerspective(small, homography(q, (w, h), pad), (w + 2 * pad, h + 2 * pad),
+                                   flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        lat = fit_lattice(gradient_magnitude(view), cfg.grid, board_width=w, quick=True)
+        if lat.score > best:
+            best, best_q = lat.score, q
+    return best, best_q
+
+
 def refine_sides(mag: np.ndarray, quad: np.ndarray, band: float) -> np.ndarray:
     """Refit each side on a gradient-magnitude image and intersect the lines."""
     lines = []
@@ -204,10 +221,20 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
     if not scored:
         raise BoardNotFound("no board-sized four-sided shape in the image")
     scored.sort(key=lambda t: -t[0])
-    best_s, best_q, method = scored[0]
-    if best_s < lc.min_grid_score:
+    # the few best by the quick fixed-layout score are re-ranked by the free
+    # lattice search, which knows no margins or pit size
+    finalists = [t for t in scored[: lc.finalists] if t[0] >= lc.min_grid_score]
+    if not finalists:
         raise BoardNotFound(
-            f"no 4x8 pit grid found (best fit {best_s:.2f} < {lc.min_grid_score:.2f})")
+            f"no 4x8 pit grid found (best fit {scored[0][0]:.2f} < {lc.min_grid_score:.2f})")
+    ranked = []
+    for _, q, name in finalists:
+        ls, lq = _lattice_score(small, q, cfg)
+        ranked.append((ls, lq, name))
+    best_s, best_q, method = max(ranked, key=lambda t: t[0])
+    if best_s < cfg.grid.min_lattice_score:
+        raise BoardNotFound(
+            f"no 4x8 pit lattice found (best fit {best_s:.2f} < {cfg.grid.min_lattice_score:.2f})")
     full = best_q / scale
     mag = edge_magnitude(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
     refined = refine_sides(mag, full, band=max(2.0, 1.5 / scale))

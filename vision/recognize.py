@@ -23,10 +23,10 @@ import numpy as np
 from vision.config import DEFAULT, VisionConfig
 from vision.decode import decode
 from vision.errors import BoardNotFound
-from vision.grid import PitGrid, corrected_corners, fit_grid
+from vision.grid import PitGrid, board_edges, fit_grid
 from vision.holes import HOLE_CELL, HOLES, nested
 from vision.io import check_image
-from vision.locate import BoardQuad, edge_magnitude, given_corners, locate_board, refine_sides
+from vision.locate import BoardQuad, given_corners, locate_board
 from vision.profile import BoardProfile
 from vision.rectify import (
     canonical_size,
@@ -102,21 +102,18 @@ def pit_crops(image: np.ndarray, hmat: np.ndarray, grid: PitGrid, cfg: VisionCon
     """One square crop per hole (HOLES order), straight from the image through the
     canonical view's homography ``hmat`` (image -> canonical): no double resampling.
 
-    Crop side ``cfg.count.crop_size_px``; the pit's diameter is ``pit_fill`` of it.
+    Crop side ``cfg.count.crop_size_px``; the pit's diameter is ``pit_fill`` of it
+    along both axes (the view's pit radii (rx, ry) are made equal).
     """
     size = cfg.count.crop_size_px
-    r_can = cfg.grid.pit_radius_frac * min(grid.pitch)
-    half = r_can / cfg.count.pit_fill  # canonical px from crop centre to crop edge
-    s = 2 * half / size
+    hx, hy = (r / cfg.count.pit_fill for r in grid.radius)  # canonical px, centre to crop edge
     inv = np.linalg.inv(hmat)
     crops = []
     for name in HOLES:
-        r, c = HOLE_CELL[name]
-        cx, cy = grid.centres[r, c]
+        cx, cy = grid.centres[HOLE_CELL[name]]
         # crop px -> canonical px -> image px
-        a = np.array([[s, 0, cx - half], [0, s, cy - half], [0, 0, 1]])
-        m = inv @ a
-        crops.append(cv2.warpPerspective(image, m, (size, size),
+        a = np.array([[2 * hx / size, 0, cx - hx], [0, 2 * hy / size, cy - hy], [0, 0, 1]])
+        crops.append(cv2.warpPerspective(image, inv @ a, (size, size),
                                          flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                          borderMode=cv2.BORDER_REPLICATE))
     return crops
@@ -125,40 +122,40 @@ def pit_crops(image: np.ndarray, hmat: np.ndarray, grid: PitGrid, cfg: VisionCon
 def fit_board(
     image: np.ndarray, corners: np.ndarray, aspect: float, cfg: VisionConfig = DEFAULT,
     lap: Callable[[str], None] | None = None,
-) -> tuple[np.ndarray, np.ndarray, PitGrid]:
-    """Rectify, fit the pit grid, let the lattice correct the corners, and refit.
+) -> tuple[np.ndarray, np.ndarray, PitGrid, float]:
+    """Rectify, fit the pit lattice, move the corners to the playing surface's
+    edges next to it and correct the aspect (pits are round); repeat until settled.
 
-    Returns the corrected canonical corners (image px), the image -> canonical
-    homography and the grid on that canonical view.
+    Returns the corners (canonical TL, TR, BR, BL, image px), the image -> view
+    homography, the grid on that view, and the aspect.
     """
     tick = lap or (lambda stage: None)
     corners = np.asarray(corners, np.float64)
-    canonical, hmat = rectify(image, corners, aspect, cfg.rectify)
-    tick("rectify")
-    grid = fit_grid(canonical, cfg.grid)
-    tick("grid")
-    mag = None
-    for _ in range(cfg.grid.max_passes):
-        if grid.inliers < cfg.grid.min_inliers:
+    rc = cfg.rectify
+    for k in range(cfg.grid.max_passes):
+        w, h = canonical_size(aspect, rc)
+        pad = int(round(rc.pad_frac * w))
+        view, hmat = rectify(image, corners, aspect, rc, pad=pad)
+        tick("rectify")
+        grid = fit_grid(view, cfg.grid, board_width=w)
+        new_aspect = float(np.clip(aspect * grid.anisotropy, rc.min_aspect, rc.max_aspect))
+        edges = board_edges(view, grid, cfg.grid)
+        tick("grid")
+        if grid.inliers < cfg.grid.min_inliers or k == cfg.grid.max_passes - 1:
             break
-        # the lattice says where the playing surface's edges are (to a fraction of
-        # a pitch, even when the quad hugged the board's side faces); the strongest
-        # edges near those lines then give the corners precisely
-        size = canonical_size(aspect, cfg.rectify)
-        lattice = to_image(corrected_corners(grid, size), hmat)
-        pitch_img = float(np.linalg.norm(lattice[1] - lattice[0])) / cfg.grid.cols
-        if mag is None:
-            mag = edge_magnitude(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
-        new = refine_sides(mag, lattice, band=max(2.0, cfg.grid.edge_band_frac * pitch_img))
+        new = to_image(edges, hmat).astype(np.float64)
+        pitch_img = float(np.linalg.norm(new[1] - new[0])) / (cfg.grid.cols + 1)
         moved = float(np.linalg.norm(new - corners, axis=1).max())
         corners = new
-        canonical, hmat = rectify(image, corners, aspect, cfg.rectify)
-        tick("rectify")
-        grid = fit_grid(canonical, cfg.grid)
-        tick("grid")
-        if moved < cfg.grid.settle_frac * pitch_img:
+        if moved < cfg.grid.settle_frac * pitch_img and abs(new_aspect / aspect - 1) < 0.03:
+            aspect = new_aspect
+            view, hmat = rectify(image, corners, aspect, rc, pad=pad)
+            tick("rectify")
+            grid = fit_grid(view, cfg.grid, board_width=w)
+            tick("grid")
             break
-    return np.asarray(corners, np.float64), hmat, grid
+        aspect = new_aspect
+    return corners, hmat, grid, aspect
 
 
 def _board(image: np.ndarray, south: str, profile: BoardProfile | None, cfg: VisionConfig) -> tuple[np.ndarray, float]:
@@ -216,7 +213,7 @@ def recognize(
             return Recognition.not_found(str(exc), timings)
         raise
     lap("locate")
-    corners, hmat, grid = fit_board(image, corners, aspect, cfg, lap)
+    corners, hmat, grid, aspect = fit_board(image, corners, aspect, cfg, lap)
     crops = pit_crops(image, hmat, grid, cfg)
     results = (counter or _default_counter)(crops, _seed_look(profile))
     probs = np.array([np.asarray(r.probabilities, np.float64) for r in results])

@@ -68,22 +68,25 @@ def canonical_size(aspect: float, cfg: RectifyConfig = DEFAULT.rectify, width: i
     return w, int(round(w / a))
 
 
-def homography(corners: np.ndarray, size: tuple[int, int]) -> np.ndarray:
-    """3x3 matrix mapping image px -> canonical px for canonical TL, TR, BR, BL corners."""
+def homography(corners: np.ndarray, size: tuple[int, int], pad: int = 0) -> np.ndarray:
+    """3x3 matrix mapping image px -> canonical px for canonical TL, TR, BR, BL corners;
+    the board fills ``size`` and ``pad`` px of surroundings are kept on every side."""
     w, h = size
-    dst = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    dst = np.float32([[0, 0], [w, 0], [w, h], [0, h]]) + pad
     return cv2.getPerspectiveTransform(np.asarray(corners, np.float32), dst)
 
 
 def rectify(image: np.ndarray, corners: np.ndarray, aspect: float | None = None,
-            cfg: RectifyConfig = DEFAULT.rectify, width: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Warp the playing surface to the canonical top view.
+            cfg: RectifyConfig = DEFAULT.rectify, width: int | None = None,
+            pad: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Warp the playing surface to the canonical top view (plus ``pad`` px around).
 
     Returns ``(canonical_bgr, H)`` with ``H`` mapping image px -> canonical px.
     """
-    size = canonical_size(aspect or cfg.default_aspect, cfg, width)
-    hmat = homography(corners, size)
-    out = cv2.warpPerspective(image, hmat, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    w, h = canonical_size(aspect or cfg.default_aspect, cfg, width)
+    hmat = homography(corners, (w, h), pad)
+    out = cv2.warpPerspective(image, hmat, (w + 2 * pad, h + 2 * pad), flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_REPLICATE)
     return out, hmat
 
 

@@ -1,0 +1,193 @@
+"""Accuracy and speed of ``vision.recognize`` over a folder of labelled images.
+
+Usage::
+
+    python benchmarks/vision_eval.py DIR [--split all|odd|even] [--name TAG]
+        [--calibration PROFILE] [--use-reserves] [--limit N]
+
+Each ``NAME.jpg`` in DIR has ``NAME.json`` beside it (docs/ARCHITECTURE.md,
+"Labelled images"); South's side is taken from the label. ``--split odd``
+keeps the images whose sorted index is odd (tune on even, report on odd).
+``--use-reserves`` passes the label's ``64 - reserves`` as the known total.
+
+Prints the summary and writes ``benchmarks/results/vision_eval_<TAG>.json``
+(summary) and ``vision_eval_<TAG>_images.csv`` (one row per image).
+Pits hidden by a hand (label ``occluded_pits``) are left out of the per-pit
+figures; images with a hand are left out of whole-board accuracy and counted
+for the hand status instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from vision.errors import BoardNotFound  # noqa: E402
+from vision.holes import HOLES, flatten  # noqa: E402
+from vision.io import read_image  # noqa: E402
+from vision.profile import BoardProfile  # noqa: E402
+from vision.recognize import recognize  # noqa: E402
+
+BUCKETS = (("0", 0, 0), ("1-3", 1, 3), ("4-8", 4, 8), ("9-15", 9, 15), ("16+", 16, 99))
+STAGES = ("locate", "rectify", "grid", "count", "decode")
+
+
+def interval90(p: list[float]) -> tuple[int, int]:
+    """Shortest run of counts holding at least 90% of the probability."""
+    a = np.asarray(p, float)
+    a = a / max(a.sum(), 1e-12)
+    best = (0, len(a) - 1)
+    c = np.concatenate([[0.0], np.cumsum(a)])
+    for lo in range(len(a)):
+        hi = int(np.searchsorted(c, c[lo] + 0.9 - 1e-9))  # c[hi] >= c[lo] + 0.9
+        if hi <= len(a) and hi - 1 - lo < best[1] - best[0]:
+            best = (lo, hi - 1)
+    return best
+
+
+def pct(values: list[float], q: float) -> float:
+    return float(np.percentile(values, q)) if values else float("nan")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("dir")
+    ap.add_argument("--split", choices=("all", "odd", "even"), default="all")
+    ap.add_argument("--name", default=None, help="result file tag (default: folder name + split)")
+    ap.add_argument("--calibration", metavar="PROFILE")
+    ap.add_argument("--use-reserves", action="store_true")
+    ap.add_argument("--limit", type=int, default=0)
+    args = ap.parse_args(argv)
+    cv2.setNumThreads(1)
+
+    folder = Path(args.dir)
+    labels = sorted(folder.glob("*.json"))
+    labels = [p for p in labels if (folder / json.loads(p.read_text()).get("image", "")).exists()]
+    if args.split != "all":
+        labels = [p for i, p in enumerate(labels) if (i % 2 == 1) == (args.split == "odd")]
+    if args.limit:
+        labels = labels[: args.limit]
+    if not labels:
+        print(f"no labelled images in {folder}", file=sys.stderr)
+        return 2
+    profile = BoardProfile.load(args.calibration) if args.calibration else None
+    tag = args.name or f"{folder.name}_{args.split}"
+
+    rows, pit_true, pit_pred, wide = [], [], [], []
+    timings: dict[str, list[float]] = {s: [] for s in (*STAGES, "total")}
+    found = boards_exact = boards_scored = 0
+    hand_imgs = hand_flagged = clean_imgs = false_hand = 0
+    corner_errs: list[float] = []
+    for lp in labels:
+        label = json.loads(lp.read_text())
+        img = read_image(folder / label["image"])
+        truth = {n: int(v) for n, v in flatten(label["position"]).items()}
+        hidden = set(label.get("occluded_pits") or [])
+        has_hand = bool(label.get("hand_over_board"))
+        expected = None
+        if args.use_reserves:
+            pos = label["position"]
+            expected = 64 - int(pos["south"].get("reserve", 0)) - int(pos["north"].get("reserve", 0))
+        t0 = time.perf_counter()
+        try:
+            rec = recognize(img, south=label["south_side"], profile=profile, expected_total=expected)
+        except BoardNotFound as exc:
+            rows.append({"image": label["image"], "found": 0, "error": str(exc)})
+            continue
+        total_ms = 1000 * (time.perf_counter() - t0)
+        found += 1
+        for s in STAGES:
+            timings[s].append(rec.timings_ms.get(s, 0.0))
+        timings["total"].append(total_ms)
+        cerr = float(np.linalg.norm(np.array(rec.board_corners_px) - np.array(label["corners_px"]), axis=1).mean())
+        corner_errs.append(cerr)
+        pred = {n: int(v) for n, v in flatten(rec.position).items()}
+        probs = flatten(rec.probabilities)
+        wrong = []
+        for n in HOLES:
+            if n in hidden:
+                continue
+            pit_true.append(truth[n])
+            pit_pred.append(pred[n])
+            if truth[n] != pred[n]:
+                wrong.append(f"{n}:{truth[n]}->{pred[n]}")
+            if truth[n] >= 16:
+                lo, hi = interval90(probs[n])
+                wide.append(lo <= truth[n] <= hi)
+        flagged_hand = "hand_over_board" in rec.status
+        if has_hand:
+            hand_imgs += 1
+            hand_flagged += flagged_hand
+        else:
+            clean_imgs += 1
+            false_hand += flagged_hand
+            boards_scored += 1
+            boards_exact += not wrong
+        rows.append({
+            "image": label["image"], "found": 1, "corner_err_px": round(cerr, 2),
+            "wrong": " ".join(wrong), "n_wrong": len(wrong), "hand": int(has_hand),
+            "status": " ".join(rec.status), "total_ms": round(total_ms, 1),
+            **{f"{s}_ms": rec.timings_ms.get(s, 0.0) for s in STAGES},
+        })
+
+    t, p = np.array(pit_true), np.array(pit_pred)
+    by_bucket = {}
+    for name, lo, hi in BUCKETS:
+        m = (t >= lo) & (t <= hi)
+        by_bucket[name] = {"pits": int(m.sum()),
+                           "exact": round(float((p[m] == t[m]).mean()), 4) if m.any() else None}
+    small = t <= 8
+    summary = {
+        "dir": str(folder), "split": args.split, "images": len(labels),
+        "calibration": args.calibration, "use_reserves": args.use_reserves,
+        "board_found_rate": round(found / len(labels), 4),
+        "corner_err_px_mean": round(float(np.mean(corner_errs)), 2) if corner_errs else None,
+        "corner_err_px_p95": round(pct(corner_errs, 95), 2) if corner_errs else None,
+        "pits_scored": int(len(t)),
+        "per_pit_exact": round(float((p == t).mean()), 4) if len(t) else None,
+        "per_pit_exact_0_8": round(float((p[small] == t[small]).mean()), 4) if small.any() else None,
+        "per_pit_by_bucket": by_bucket,
+        "mae": round(float(np.abs(p - t).mean()), 4) if len(t) else None,
+        "whole_board_exact": round(boards_exact / boards_scored, 4) if boards_scored else None,
+        "boards_scored": boards_scored,
+        "pits_16plus_in_90pct_interval": round(float(np.mean(wide)), 4) if wide else None,
+        "pits_16plus": len(wide),
+        "hand_images": hand_imgs, "hand_flagged": hand_flagged,
+        "clean_images": clean_imgs, "false_hand_flags": false_hand,
+        "timing_ms": {s: {"median": round(pct(v, 50), 1), "p95": round(pct(v, 95), 1)}
+                      for s, v in timings.items()},
+        "machine": f"{os.cpu_count()} cpu, OMP/cv2 threads 1",
+    }
+    out = ROOT / "benchmarks" / "results"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"vision_eval_{tag}.json").write_text(json.dumps(summary, indent=1) + "\n")
+    keys = sorted({k for r in rows for k in r}, key=lambda k: (k != "image", k))
+    with open(out / f"vision_eval_{tag}_images.csv", "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=keys)
+        w.writeheader()
+        w.writerows(rows)
+    print(json.dumps(summary, indent=1))
+    bad = sorted((r for r in rows if r.get("n_wrong") or not r["found"]), key=lambda r: -r.get("n_wrong", 99))
+    for r in bad[:15]:
+        print(f"  {r['image']}: {r.get('error') or r['wrong']}  [{r.get('status', '')}]")
+    if timings["total"]:
+        print(f"median total {statistics.median(timings['total']):.1f} ms per image")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,168 @@
+"""Free pit-lattice search on a canonical view, for boards of any proportions.
+
+Boards differ: pitch, pit radius (30..45 % of the pitch), margins, a gap
+between the two halves, and so the board's aspect. Nothing here assumes one
+layout; it assumes only that pits are round, sit on 8 equally spaced columns
+and 4 rows (rows 2|3 possibly further apart), and have a rim (a ring of
+gradient).
+
+1. A ring filter (radius from the view's width) turns the gradient magnitude
+   into a pit-centre response.
+2. Column centres: the 8-point comb (start, pitch) that maximises the
+   response's column profile; rows likewise with a middle gap.
+3. Pit radius and the pits' height/width ratio in this view (which gives the
+   board's true aspect, since pits are round) by matching ring templates at
+   the 32 lattice points.
+
+All coordinates are canonical-view ``(x, y)`` px.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.config import DEFAULT, GridConfig
+
+
+@dataclass
+class Lattice:
+    xs: np.ndarray  # (8,) column centres
+    ys: np.ndarray  # (4,) row centres, top to bottom
+    radius: float  # pit radius along x
+    anisotropy: float  # pit height / width in this view (1 = view has the true aspect)
+    score: float  # mean ring response at the lattice points / mean response
+
+    @property
+    def pitch_x(self) -> float:
+        return float(np.mean(np.diff(self.xs)))
+
+    def centres(self) -> np.ndarray:
+        gx, gy = np.meshgrid(self.xs, self.ys)
+        return np.stack([gx, gy], axis=-1)
+
+
+def ring_kernel(rx: float, ry: float, width: float) -> np.ndarray:
+    """Normalised elliptic ring (sum 1) of radii (rx, ry) and Gaussian width."""
+    hx, hy = int(np.ceil(rx + 2 * width)), int(np.ceil(ry + 2 * width))
+    yy, xx = np.mgrid[-hy : hy + 1, -hx : hx + 1].astype(np.float32)
+    d = np.hypot(xx / max(rx, 1e-3), yy / max(ry, 1e-3)) * np.sqrt(rx * ry)
+    ring = np.exp(-0.5 * ((d - np.sqrt(rx * ry)) / width) ** 2).astype(np.float32)
+    return ring / ring.sum()
+
+
+def _comb(profile: np.ndarray, n: int, pitches: np.ndarray, gaps: np.ndarray | None = None,
+          starts: np.ndarray | None = None) -> tuple[float, float, float, float]:
+    """Best n-point comb on a 1-D profile: (start, pitch, gap, mean value at the points).
+
+    With ``gaps``, points n/2.. are shifted by the gap (the middle of the board).
+    Vectorised over pitches and starts (default: every whole px); one pass per gap.
+    Positions are linearly interpolated.
+    """
+    size = len(profile)
+    prof = np.concatenate([profile.astype(np.float64), [-1e9, -1e9]])
+    idx = np.arange(n, dtype=np.float64)
+    st = np.arange(1.0, size - 1) if starts is None else starts
+    best = (0.0, float(pitches[0]), 0.0, -np.inf)
+    for gap in (gaps if gaps is not None else np.zeros(1)):
+        shift = np.where(idx >= n // 2, gap, 0.0)
+        pts = st[None, :, None] + pitches[:, None, None] * idx[None, None, :] + shift
+        i0 = np.floor(pts).astype(np.int64)
+        t = pts - i0
+        bad = (i0 < 0) | (i0 >= size - 1)
+        i0 = np.where(bad, size, i0)
+        v = prof[i0] * (1 - t) + prof[np.minimum(i0 + 1, size + 1)] * t
+        v = np.where(bad, -1e9, v)
+        vals = v.mean(axis=2)
+        k = np.unravel_index(int(np.argmax(vals)), vals.shape)
+        if vals[k] > best[3]:
+            best = (float(st[k[1]]), float(pitches[k[0]]), float(gap), float(vals[k]))
+    return best
+
+
+def _refine_comb(profile: np.ndarray, n: int, start: float, pitch: float, gap: float,
+                 dp: float, dg: float, with_gap: bool) -> tuple[float, float, float, float]:
+    """Sub-pixel polish of a comb found on a coarse grid."""
+    pitches = pitch + np.linspace(-dp, dp, 9)
+    gaps = None
+    if with_gap:
+        gaps = gap + np.linspace(-dg, dg, 5)
+        gaps = gaps[gaps >= 0]
+    starts = start + np.arange(-2.0, 2.01, 0.25)
+    return _comb(profile, n, pitches, gaps, starts)
+
+
+def _ellipse_score(blurred: np.ndarray, pts: np.ndarray, rx: float, ry: float, slack: int) -> float:
+    """Mean over points of the best mean edge strength on an ellipse (rx, ry) around
+    the point shifted by up to +/- slack px."""
+    ang = np.linspace(0, 2 * np.pi, 40, endpoint=False)
+    ex, ey = rx * np.cos(ang), ry * np.sin(ang)
+    d = np.arange(-slack, slack + 1, dtype=np.float64)
+    sx, sy = np.meshgrid(d, d)
+    sx, sy = sx.ravel(), sy.ravel()
+    mx = pts[:, 0, None, None] + sx[None, :, None] + ex[None, None, :]
+    my = pts[:, 1, None, None] + sy[None, :, None] + ey[None, None, :]
+    vals = cv2.remap(blurred, mx.reshape(len(pts), -1).astype(np.float32),
+                     my.reshape(len(pts), -1).astype(np.float32), cv2.INTER_LINEAR,
+                     borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    vals = vals.reshape(len(pts), len(sx), len(ang)).mean(axis=2)
+    return float(vals.max(axis=1).mean())
+
+
+def fit_lattice(mag: np.ndarray, cfg: GridConfig = DEFAULT.grid, board_width: float | None = None,
+                quick: bool = False) -> Lattice:
+    """Find the 4 x 8 pit lattice on a gradient-magnitude canonical view.
+
+    ``board_width``: the located board's width in the view (default: the view's);
+    ``quick``: skip the radius / anisotropy estimate (for scoring candidates).
+    """
+    h, w = mag.shape
+    bw = float(board_width or w)
+    # the search runs on a half-size copy when the view is large
+    f = 0.5 if w > 300 else 1.0
+    small = cv2.resize(mag, None, fx=f, fy=f, interpolation=cv2.INTER_AREA) if f < 1 else mag
+    sh, sw = small.shape
+    p_lo, p_hi = f * bw / cfg.cols_span_max, f * bw / cfg.cols_span_min
+    p0 = 0.5 * (p_lo + p_hi)
+    # pit-centre response: the best of a few ring radii, as the pits' size is unknown
+    resp = np.max([cv2.filter2D(small, -1, ring_kernel(k * p0, k * p0, max(1.0, cfg.ring_width_frac * p0 * 1.5)),
+                                borderType=cv2.BORDER_CONSTANT) for k in cfg.search_radius_fracs], axis=0)
+    band = resp[int(0.06 * sh) : int(0.94 * sh)]
+    x0, px, _, _ = _comb(band.mean(axis=0), cfg.cols, np.linspace(p_lo, p_hi, 28))
+    # row profile sampled on the found columns (max within a few px of each)
+    cols = np.clip(np.round(x0 + px * np.arange(cfg.cols)).astype(int), 0, sw - 1)
+    half = max(1, int(0.05 * px))
+    prof_y = np.mean([resp[:, max(c - half, 0) : c + half + 1].max(axis=1) for c in cols], axis=0)
+    gstep = max(1.0, 0.05 * px)
+    gaps = np.arange(0.0, cfg.gap_max * px + 0.5, gstep)
+    y0, py, gap, _ = _comb(prof_y, cfg.rows, np.linspace(cfg.row_pitch_min * px, cfg.row_pitch_max * px, 24), gaps)
+    y0, py, gap, _ = _refine_comb(prof_y, cfg.rows, y0, py, gap, 0.02 * px, gstep, True)
+    ys = y0 + py * np.arange(cfg.rows) + np.where(np.arange(cfg.rows) >= cfg.rows // 2, gap, 0.0)
+    # and the columns again, sampled on the found rows
+    rows = np.clip(np.round(ys).astype(int), 0, sh - 1)
+    hy = max(1, int(0.05 * py))
+    prof_x = np.mean([resp[max(r - hy, 0) : r + hy + 1].max(axis=0) for r in rows], axis=0)
+    x0, px, _, val = _refine_comb(prof_x, cfg.cols, x0, px, 0.0, 0.04 * px, 0.0, False)
+    xs = (x0 + px * np.arange(cfg.cols)) / f
+    ys = ys / f
+    px /= f
+    score = float(val / (resp.mean() + 1e-6))
+    if quick:
+        return Lattice(xs, ys, cfg.pit_radius_frac * px, 1.0, score)
+    pts = np.stack(np.meshgrid(xs, ys), -1).reshape(-1, 2)
+    slack = max(1, int(0.03 * px))
+    width = max(1.0, cfg.ring_width_frac * px)
+    blurred = cv2.GaussianBlur(mag, (0, 0), width)
+    best_r, best_s = cfg.pit_radius_frac * px, -1.0
+    for k in cfg.radius_fracs:
+        s = _ellipse_score(blurred, pts, k * px, k * px, slack)
+        if s > best_s:
+            best_r, best_s = k * px, s
+    best_a, round_s = 1.0, best_s
+    for a in cfg.anisotropies:
+        s = _ellipse_score(blurred, pts, best_r, a * best_r, slack)
+        if s > best_s and s > cfg.anisotropy_gain * round_s:  # prefer round (aspect right)
+            best_a, best_s = a, s
+    return Lattice(xs, ys, best_r, best_a, score)
