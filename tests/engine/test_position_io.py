@@ -146,3 +146,13 @@ def test_hole_access() -> None:
     assert pos["A5"] == 6 and pos["a7"] == 2 and pos["B1"] == 0
     with pytest.raises(KeyError):
         pos["Z9"]
+
+
+def test_docstring_examples() -> None:
+    import doctest
+
+    import engine
+    import engine.position
+
+    for module in (engine, engine.position):
+        assert doctest.testmod(module).failed == 0
