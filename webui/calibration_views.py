@@ -78,10 +78,12 @@ def capture() -> Response:
     if request.content_length:
         image = decode_upload()
     else:
-        with live().lock:
-            image = None if live().frame is None else live().frame.copy()
-        if image is None:
-            raise ApiError("no camera frame yet: start a camera on the play page or post an image", 409)
+        referee = live()
+        with referee.lock:
+            frame = referee.frame
+            if frame is None:
+                raise ApiError("no camera frame yet: start a camera on the play page or post an image", 409)
+            image = frame.copy()
     cv2.imwrite(str(_capture_path()), image)
     from vision.errors import BoardNotFound
     from vision.locate import locate_board

@@ -95,9 +95,10 @@ def import_game() -> tuple[Response, int]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ApiError("the record is not UTF-8 text") from None
+    problems: list[records.RecordError] = []
     try:
         if text.lstrip().startswith("{"):
-            record, problems = records.from_json(text), []
+            record = records.from_json(text)
         else:
             record, problems = records.read_text(text)
     except (BaoError, ValueError) as exc:

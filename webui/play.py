@@ -133,7 +133,7 @@ def undo() -> Response:
 
 
 @bp.post("/api/live/new")
-def new_game() -> Response:
+def new_game() -> tuple[Response, int]:
     data = request.get_json(silent=True) or {}
     if not isinstance(data, dict):
         raise ApiError("expected a JSON object")
