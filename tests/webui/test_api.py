@@ -241,3 +241,30 @@ def test_database_url_errors() -> None:
     assert database_path("sqlite://:memory:") == ":memory:"
     with pytest.raises(ValueError, match="unsupported"):
         database_path("postgresql://club/bao")
+
+
+def test_calibration_errors(client) -> None:
+    r = client.post("/api/calibration/capture")
+    assert r.status_code == 409 and "no camera frame" in r.get_json()["error"]["message"]
+    r = client.post("/api/calibration", json={"name": "x", "south_side": "bottom",
+                                              "corners": [[0, 0], [10, 0], [10, 5], [0, 5]]})
+    assert r.status_code == 409 and "capture" in r.get_json()["error"]["message"]
+    r = client.post("/api/calibration", json={"name": "../etc", "south_side": "bottom", "corners": []})
+    assert r.status_code == 400 and "name" in r.get_json()["error"]["message"]
+    r = client.post("/api/calibration", json={"name": "ok", "south_side": "bottom", "corners": [[0, 0]]})
+    assert r.status_code == 400 and "four" in r.get_json()["error"]["message"]
+    r = client.post("/api/calibration/use", json={"name": "missing"})
+    assert r.status_code == 404
+    assert client.get("/api/calibration").get_json()["profiles"] == []
+
+
+def test_calibration_capture_of_an_uploaded_frame(client) -> None:
+    frame = np.full((240, 320, 3), 128, np.uint8)
+    r = client.post("/api/calibration/capture?south_side=left", data=cv2.imencode(".png", frame)[1].tobytes(),
+                    content_type="image/png")
+    assert r.status_code == 200
+    data = r.get_json()
+    assert data["found"] is False  # a blank frame has no board: corners to drag into place
+    assert (data["width"], data["height"], data["south_side"]) == (320, 240, "left")
+    assert len(data["corners"]) == 4
+    assert client.get("/api/calibration/capture.jpg").mimetype == "image/jpeg"
