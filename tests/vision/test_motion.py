@@ -1,0 +1,62 @@
+"""Settled-board detection (vision/motion.py) on synthetic frames."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.motion import MotionConfig, SettleDetector
+
+
+def scene(hand_x: int | None = None, noise_seed: int | None = None) -> np.ndarray:
+    """A 360 x 640 grey table with a board; optionally a hand blob at x=hand_x and sensor noise."""
+    img = np.full((360, 640, 3), 150, np.uint8)
+    cv2.rectangle(img, (120, 100), (520, 270), (60, 110, 160), -1)
+    for i in range(8):
+        for j in range(4):
+            cv2.circle(img, (145 + i * 50, 120 + j * 42), 16, (40, 70, 100), -1)
+    if hand_x is not None:
+        cv2.ellipse(img, (hand_x, 190), (60, 45), 0, 0, 360, (120, 160, 215), -1)
+    if noise_seed is not None:
+        noise = np.random.default_rng(noise_seed).integers(-3, 4, img.shape)
+        img = np.clip(img.astype(int) + noise, 0, 255).astype(np.uint8)
+    return img
+
+
+def run(detector: SettleDetector, frames: list[np.ndarray], fps: float = 10.0, t0: float = 0.0):
+    return [detector.update(f, t0 + i / fps) for i, f in enumerate(frames)]
+
+
+def test_still_board_settles_once_after_the_settle_time() -> None:
+    det = SettleDetector(MotionConfig(settle_seconds=0.8))
+    states = run(det, [scene(noise_seed=i) for i in range(20)])
+    ready = [i for i, s in enumerate(states) if s.ready]
+    assert ready == [8]  # first frame starts the clock; 0.8 s at 10 fps
+    assert not states[7].settled and all(s.settled for s in states[8:])
+
+
+def test_moving_hand_blocks_reading_until_it_is_gone() -> None:
+    det = SettleDetector(MotionConfig(settle_seconds=0.5))
+    frames = [scene()] * 10 + [scene(hand_x=150 + 30 * k) for k in range(10)] + [scene()] * 10
+    states = run(det, frames)
+    assert [i for i, s in enumerate(states) if s.ready] == [5, 25]
+    assert all(s.moving for s in states[10:21])
+    assert not any(s.settled for s in states[10:25])
+
+
+def test_motion_beside_the_board_is_ignored_with_a_board_outline() -> None:
+    det = SettleDetector(MotionConfig(settle_seconds=0.5))
+    det.set_board([[120, 100], [520, 100], [520, 270], [120, 270]])
+    frames = [scene()]
+    for k in range(12):  # something moves at the image's top edge, off the board
+        f = scene()
+        cv2.circle(f, (40 + 40 * k, 30), 25, (0, 0, 255), -1)
+        frames.append(f)
+    states = run(det, frames)
+    assert any(s.ready for s in states)
+
+
+def test_bad_frame_shape_is_an_error() -> None:
+    with pytest.raises(ValueError, match="BGR"):
+        SettleDetector().update(np.zeros((10, 10), np.uint8), 0.0)
