@@ -70,6 +70,9 @@ def run_serve(args: argparse.Namespace) -> int:
     instance = str(Path(args.instance).resolve()) if args.instance else None
     app = create_app(config or None, instance_path=instance)
     print(f"Bao companion on http://{args.host}:{args.port}/ (instance {app.instance_path})", flush=True)
+    import logging
+
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # the page polls several times a second
     app.run(host=args.host, port=args.port, threaded=True, use_reloader=False)
     return 0
 

@@ -147,7 +147,7 @@
   async function poll() {
     try { if (!browserCamera) render(await api("GET", "/api/live")); }
     catch (err) { showError(err); }
-    setTimeout(poll, 400);
+    setTimeout(poll, 300);
   }
 
   async function startBrowserCamera() {
