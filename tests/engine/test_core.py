@@ -7,6 +7,9 @@ numbered from that player's own left.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -290,3 +293,10 @@ def test_random_playout_ends_and_conserves_seeds() -> None:
     while core.gen_moves(cur, core.DEFAULT_RULES, out) > 0:
         core.apply_move(cur, out[0], core.DEFAULT_RULES)
         assert cur[:34].sum() == 64 and cur[:34].min() >= 0
+
+
+def test_import_engine_does_not_load_numba() -> None:
+    # docs/ARCHITECTURE.md: the command line must start fast; only engine.core loads numba.
+    code = "import sys, engine; assert 'numba' not in sys.modules; import engine.core"
+    code += "; assert 'numba' in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parents[2])
