@@ -15,16 +15,61 @@ call in a process compiles or loads the cached machine code (~1 s).
 
 from __future__ import annotations
 
+import hashlib
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
-from numba import njit, objmode
 
-from engine import core
-from engine.core import MAX_MOVES, NO_WINNER, STATE_SIZE, TO_MOVE, WINNER, _gen
-from engine.evaluate import N_FEATURES, feature_kernel, load_weights, weight_vector
-from engine.search import INF, PROVEN_MARGIN, WIN_SCORE, SearchResult, proven_text
+
+def _purge_stale_cache() -> None:
+    """Drop numba's cached machine code when the core or this search changed.
+
+    numba checks only the timestamp of a function's own file, so code cached
+    here would go on calling an old build of engine.core (a crash when the
+    state layout moved). The sources' hash is kept beside the cache files.
+    """
+    here = Path(__file__).parent
+    names = ["core.py", "core_move.py", "core_layout.py", "evaluate.py", "search_core.py"]
+    digest = hashlib.sha1()
+    for name in names:
+        src = here / name
+        if src.exists():
+            digest.update(src.read_bytes())
+    cache = here / "__pycache__"
+    stamp = cache / "search_core.fingerprint"
+    try:
+        if stamp.exists() and stamp.read_text() == digest.hexdigest():
+            return
+        for name in names:
+            for f in cache.glob(name.replace(".py", ".*.nb[ic]")):
+                f.unlink(missing_ok=True)
+        cache.mkdir(exist_ok=True)
+        stamp.write_text(digest.hexdigest())
+    except OSError:  # a read-only install: numba then does not cache either
+        pass
+
+
+_purge_stale_cache()
+
+from numba import njit, objmode  # noqa: E402
+
+from engine import core  # noqa: E402
+from engine.core import MAX_MOVES, NO_WINNER, STATE_SIZE, TO_MOVE, WINNER, _gen  # noqa: E402
+from engine.evaluate import (  # noqa: E402
+    N_FEATURES,
+    feature_kernel,
+    load_weights,
+    weight_vector,
+)
+from engine.search import (  # noqa: E402
+    INF,
+    PROVEN_MARGIN,
+    WIN_SCORE,
+    SearchResult,
+    proven_text,
+)
 
 MAX_PLY = 64
 TT_BITS = 20
@@ -32,7 +77,7 @@ TT_SIZE = 1 << TT_BITS
 EXACT, LOWER, UPPER = 0, 1, 2
 
 # counters array slots
-C_NODES, C_LIMIT, C_ABORT = 0, 1, 2
+C_NODES, C_LIMIT, C_ABORT, C_DONE = 0, 1, 2, 3
 
 _features = njit(cache=True)(feature_kernel)
 
@@ -106,176 +151,264 @@ def _front_empty_winner(st):
 
 
 @njit(cache=True)
-def _check_limits(counters, deadline):
-    if counters[C_LIMIT] > 0 and counters[C_NODES] >= counters[C_LIMIT]:
-        counters[C_ABORT] = 1
-    elif deadline > 0.0 and (counters[C_NODES] & 511) == 0 and _now() >= deadline:
-        counters[C_ABORT] = 1
+def _stuck(st, me):
+    """True when `me`, in mtaji, has no hole with two seeds: no move can start (3.3)."""
+    b = 16 * me
+    if st[core.RESERVE + me] > 0:
+        return False
+    for r in range(16):  # noqa: SIM110  (numba compiles no generators)
+        if st[b + r] >= 2:
+            return False
+    return True
 
 
 @njit(cache=True)
-def _negamax(
-    st, me, depth, alpha, beta, ply, rules, w, fbuf, zob,
+def _check_limits(counters, deadline):
+    over_nodes = counters[C_LIMIT] > 0 and counters[C_NODES] >= counters[C_LIMIT]
+    if over_nodes or (deadline > 0.0 and (counters[C_NODES] & 511) == 0 and _now() >= deadline):
+        counters[C_ABORT] = 1
+
+
+_ENTER, _NEXT, _RETURN, _PROCESS = 0, 1, 2, 3
+_FULL, _NULL = 0, 1
+
+
+@njit(cache=True)
+def _search(
+    root, depth0, rules, w, fbuf, zob,
     tt_key, tt_score, tt_depth, tt_flag, tt_move,
     moves, results, keys, killers, history, counters, deadline,
+    root_order, top, scores,
 ):  # fmt: skip
-    counters[C_NODES] += 1
-    _check_limits(counters, deadline)
-    if counters[C_ABORT] != 0:
-        return 0.0
-    if depth <= 0 or ply >= MAX_PLY - 1:
-        return _evaluate(st, w, fbuf)
-    h = _hash(st, zob)
-    slot = np.int64(h & np.uint64(TT_SIZE - 1))
-    best_code = -1
-    if tt_key[slot] == h:
-        best_code = tt_move[slot]
-        if tt_depth[slot] >= depth:
-            s = _from_tt(tt_score[slot], ply)
-            f = tt_flag[slot]
-            if f == EXACT or (f == LOWER and s >= beta) or (f == UPPER and s <= alpha):
-                return s
-    out = moves[ply]
-    res = results[ply]
-    n = _gen(st, rules, out, res)
-    if n == 0:  # game over: a front row is empty, or no legal move (1.2)
-        wnr = st[WINNER]
-        if wnr == NO_WINNER:
-            wnr = _front_empty_winner(st)
-        if wnr == NO_WINNER:
-            wnr = 1 - me
-        return WIN_SCORE - ply if wnr == me else -(WIN_SCORE - ply)
-    # Order: table move, killers, then captured seeds and history.
-    kk = keys[ply]
-    for i in range(n):
-        code = out[i]
-        if code == best_code:
-            kk[i] = 1e12
-        elif code == killers[ply, 0]:
-            kk[i] = 1e10
-        elif code == killers[ply, 1]:
-            kk[i] = 1e9
-        else:
-            kk[i] = res[i, core.CAPTURED] * 1e6 + history[me, code]
-    alpha0 = alpha
-    best = -INF
-    best_code = out[0]
-    for j in range(n):
-        # selection sort step: bring the best remaining move to j
-        m = j
-        for i in range(j + 1, n):
-            if kk[i] > kk[m]:
-                m = i
-        if m != j:
-            kk[j], kk[m] = kk[m], kk[j]
-            c = out[j]
-            out[j] = out[m]
-            out[m] = c
-            for x in range(STATE_SIZE):
-                t = res[j, x]
-                res[j, x] = res[m, x]
-                res[m, x] = t
-        child = res[j]
-        wnr = child[WINNER]
-        if wnr == NO_WINNER:
-            wnr = _front_empty_winner(child)
-        if wnr != NO_WINNER:
-            s = WIN_SCORE - (ply + 1) if wnr == me else -(WIN_SCORE - (ply + 1))
-        elif j == 0:
-            s = -_negamax(
-                child, 1 - me, depth - 1, -beta, -alpha, ply + 1, rules, w, fbuf, zob,
-                tt_key, tt_score, tt_depth, tt_flag, tt_move,
-                moves, results, keys, killers, history, counters, deadline,
-            )  # fmt: skip
-        else:
-            s = -_negamax(
-                child, 1 - me, depth - 1, -alpha - 1e-6, -alpha, ply + 1, rules, w, fbuf, zob,
-                tt_key, tt_score, tt_depth, tt_flag, tt_move,
-                moves, results, keys, killers, history, counters, deadline,
-            )  # fmt: skip
-            if s > alpha and s < beta and counters[C_ABORT] == 0:
-                s = -_negamax(
-                    child, 1 - me, depth - 1, -beta, -alpha, ply + 1, rules, w, fbuf, zob,
-                    tt_key, tt_score, tt_depth, tt_flag, tt_move,
-                    moves, results, keys, killers, history, counters, deadline,
-                )  # fmt: skip
-        if counters[C_ABORT] != 0:
-            return 0.0
-        if s > best:
-            best = s
-            best_code = out[j]
-            if s > alpha:
-                alpha = s
-                if alpha >= beta:
-                    code = out[j]
-                    if res[j, core.CAPTURED] == 0 and killers[ply, 0] != code:
-                        killers[ply, 1] = killers[ply, 0]
-                        killers[ply, 0] = code
-                    history[me, code] += depth * depth
-                    break
+    """One iteration of negamax alpha-beta (fail-soft, PVS) to `depth0` plies.
+
+    Written as a loop over an explicit stack, not as a recursive function:
+    numba's cache crashes on recursive functions (numba#6061). The node at
+    ply p > 0 is results[p - 1, IDX[p - 1]]; its moves and children are
+    moves[p], results[p]. At the root the moves of `_gen` are searched in
+    `root_order` (indices); scores[k] receives root_order[k]'s value and
+    counters[C_DONE] how many root moves finished. Scores above the multi-PV
+    bar (the (top+1)-th best so far) are exact, the others upper bounds at
+    most that bar. Returns the best root score.
+    """
+    A = np.empty(MAX_PLY)  # window low
+    B = np.empty(MAX_PLY)  # window high
+    BEST = np.empty(MAX_PLY)
+    ALPHA0 = np.empty(MAX_PLY)
+    D = np.zeros(MAX_PLY, dtype=np.int64)  # remaining depth
+    J = np.zeros(MAX_PLY, dtype=np.int64)  # current move number
+    N = np.zeros(MAX_PLY, dtype=np.int64)  # number of moves
+    IDX = np.zeros(MAX_PLY, dtype=np.int64)  # row of the current child
+    ME = np.zeros(MAX_PLY, dtype=np.int64)  # side to move
+    STAGE = np.zeros(MAX_PLY, dtype=np.int64)  # full or null window
+    BC = np.zeros(MAX_PLY, dtype=np.int64)  # best move code
+    SLOT = np.zeros(MAX_PLY, dtype=np.int64)
+    H = np.zeros(MAX_PLY, dtype=np.uint64)
+    best_vals = np.full(top + 1, -INF)
+    mask = np.uint64(TT_SIZE - 1)
+
+    _gen(root, rules, moves[0], results[0])
+    D[0] = depth0
+    ME[0] = root[TO_MOVE]
+    N[0] = root_order.shape[0]
+    J[0] = -1
+    p = 0
+    action = _NEXT
+    value = 0.0  # value of the node just finished, for its own side to move
+    score = 0.0  # value of the current move at ply p, for ME[p]
+    while True:
+        if action == _ENTER:
+            st = results[p - 1, IDX[p - 1]]
+            me = ME[p]
+            counters[C_NODES] += 1
+            _check_limits(counters, deadline)
+            if counters[C_ABORT] != 0:
+                counters[C_DONE] = J[0]
+                return best_vals[0]
+            if D[p] <= 0 or p >= MAX_PLY - 1:
+                # a mover in mtaji without a two-seed hole has no move and loses (1.2.2)
+                value = -(WIN_SCORE - p) if _stuck(st, me) else _evaluate(st, w, fbuf)
+                action = _RETURN
+                continue
+            h = _hash(st, zob)
+            slot = np.int64(h & mask)
+            H[p] = h
+            SLOT[p] = slot
+            tt_code = -1
+            if tt_key[slot] == h:
+                tt_code = tt_move[slot]
+                if tt_depth[slot] >= D[p]:
+                    s = _from_tt(tt_score[slot], p)
+                    f = tt_flag[slot]
+                    if f == EXACT or (f == LOWER and s >= B[p]) or (f == UPPER and s <= A[p]):
+                        value = s
+                        action = _RETURN
+                        continue
+            out = moves[p]
+            res = results[p]
+            n = _gen(st, rules, out, res)
+            if n == 0:  # game over: a front row is empty, or no legal move (1.2)
+                wnr = st[WINNER]
+                if wnr == NO_WINNER:
+                    wnr = _front_empty_winner(st)
+                if wnr == NO_WINNER:
+                    wnr = 1 - me
+                value = WIN_SCORE - p if wnr == me else -(WIN_SCORE - p)
+                action = _RETURN
+                continue
+            # Order: table move, killers, then captured seeds and history.
+            kk = keys[p]
+            for i in range(n):
+                code = out[i]
+                if code == tt_code:
+                    kk[i] = 1e12
+                elif code == killers[p, 0]:
+                    kk[i] = 1e10
+                elif code == killers[p, 1]:
+                    kk[i] = 1e9
+                else:
+                    kk[i] = res[i, core.CAPTURED] * 1e6 + history[me, code]
+            N[p] = n
+            J[p] = -1
+            BEST[p] = -INF
+            ALPHA0[p] = A[p]
+            BC[p] = out[0]
+            action = _NEXT
+            continue
+
+        if action == _NEXT:
+            J[p] += 1
+            j = J[p]
+            if j >= N[p]:
+                if p == 0:
+                    counters[C_DONE] = N[0]
+                    return best_vals[0]
+                value = BEST[p]
+                _store(tt_key, tt_score, tt_depth, tt_flag, tt_move, SLOT[p], H[p],
+                       value, p, D[p], ALPHA0[p], B[p], BC[p])  # fmt: skip
+                action = _RETURN
+                continue
+            if p == 0:
+                idx = root_order[j]
+            else:
+                out = moves[p]
+                res = results[p]
+                kk = keys[p]
+                m = j  # selection sort step: bring the best remaining move to j
+                for i in range(j + 1, N[p]):
+                    if kk[i] > kk[m]:
+                        m = i
+                if m != j:
+                    kk[j], kk[m] = kk[m], kk[j]
+                    c = out[j]
+                    out[j] = out[m]
+                    out[m] = c
+                    for x in range(STATE_SIZE):
+                        t = res[j, x]
+                        res[j, x] = res[m, x]
+                        res[m, x] = t
+                idx = j
+            IDX[p] = idx
+            child = results[p, idx]
+            me = ME[p]
+            wnr = child[WINNER]
+            if wnr == NO_WINNER:
+                wnr = _front_empty_winner(child)
+            if wnr != NO_WINNER:
+                score = WIN_SCORE - (p + 1) if wnr == me else -(WIN_SCORE - (p + 1))
+                action = _PROCESS
+                continue
+            if p == 0:
+                if D[0] <= 1:
+                    counters[C_NODES] += 1
+                    score = WIN_SCORE - 1 if _stuck(child, 1 - me) else -_evaluate(child, w, fbuf)
+                    action = _PROCESS
+                    continue
+                bar = best_vals[top]
+                if bar <= -INF:
+                    STAGE[0] = _FULL
+                    A[1] = -INF
+                    B[1] = INF
+                else:
+                    STAGE[0] = _NULL
+                    A[1] = -bar - 1e-6
+                    B[1] = -bar
+            elif j == 0:
+                STAGE[p] = _FULL
+                A[p + 1] = -B[p]
+                B[p + 1] = -A[p]
+            else:
+                STAGE[p] = _NULL
+                A[p + 1] = -A[p] - 1e-6
+                B[p + 1] = -A[p]
+            D[p + 1] = D[p] - 1
+            ME[p + 1] = 1 - me
+            p += 1
+            action = _ENTER
+            continue
+
+        if action == _RETURN:
+            p -= 1
+            score = -value
+            if STAGE[p] == _NULL:
+                if p == 0:
+                    bar = best_vals[top]
+                    if score > bar:  # beat the bar: re-search for the exact value
+                        STAGE[0] = _FULL
+                        A[1] = -INF
+                        B[1] = -bar
+                        p = 1
+                        action = _ENTER
+                        continue
+                elif score > A[p] and score < B[p]:
+                    STAGE[p] = _FULL
+                    A[p + 1] = -B[p]
+                    B[p + 1] = -A[p]
+                    p += 1
+                    action = _ENTER
+                    continue
+            action = _PROCESS
+            continue
+
+        # _PROCESS: the current move at ply p scored `score`
+        if p == 0:
+            scores[J[0]] = score
+            if score > best_vals[top]:  # insert into the sorted top+1 list
+                i = top
+                while i > 0 and best_vals[i - 1] < score:
+                    best_vals[i] = best_vals[i - 1]
+                    i -= 1
+                best_vals[i] = score
+            action = _NEXT
+            continue
+        action = _NEXT
+        if score > BEST[p]:
+            BEST[p] = score
+            BC[p] = moves[p, J[p]]
+            if score > A[p]:
+                A[p] = score
+                if score >= B[p]:
+                    code = moves[p, J[p]]
+                    if results[p, J[p], core.CAPTURED] == 0 and killers[p, 0] != code:
+                        killers[p, 1] = killers[p, 0]
+                        killers[p, 0] = code
+                    history[ME[p], code] += D[p] * D[p]
+                    value = BEST[p]
+                    _store(tt_key, tt_score, tt_depth, tt_flag, tt_move, SLOT[p], H[p],
+                           value, p, D[p], ALPHA0[p], B[p], BC[p])  # fmt: skip
+                    action = _RETURN
+
+
+@njit(cache=True)
+def _store(tt_key, tt_score, tt_depth, tt_flag, tt_move, slot, h, best, ply, depth, alpha0, beta,
+           code):  # fmt: skip
     flag = UPPER if best <= alpha0 else (LOWER if best >= beta else EXACT)
     if tt_key[slot] != h or tt_depth[slot] <= depth:
         tt_key[slot] = h
         tt_score[slot] = _to_tt(best, ply)
         tt_depth[slot] = depth
         tt_flag[slot] = flag
-        tt_move[slot] = best_code
-    return best
-
-
-@njit(cache=True)
-def _search_root(
-    root_res, order, depth, top, me, rules, w, fbuf, zob,
-    tt_key, tt_score, tt_depth, tt_flag, tt_move,
-    moves, results, keys, killers, history, counters, deadline, scores,
-):  # fmt: skip
-    """Search the root moves in `order` at `depth`; scores[k] for order[k].
-
-    Returns how many root moves finished before a limit stopped the search.
-    Scores above the multi-PV bar (the (top+1)-th best so far) are exact;
-    the others are upper bounds at most that bar.
-    """
-    best_vals = np.full(top + 1, -INF)
-    for k in range(order.shape[0]):
-        child = root_res[order[k]]
-        bar = best_vals[top]
-        wnr = child[WINNER]
-        if wnr == NO_WINNER:
-            wnr = _front_empty_winner(child)
-        if wnr != NO_WINNER:
-            s = WIN_SCORE - 1 if wnr == me else -(WIN_SCORE - 1)
-        elif depth <= 1:
-            s = -_evaluate(child, w, fbuf)
-            counters[C_NODES] += 1
-        elif bar <= -INF:
-            s = -_negamax(
-                child, 1 - me, depth - 1, -INF, INF, 1, rules, w, fbuf, zob,
-                tt_key, tt_score, tt_depth, tt_flag, tt_move,
-                moves, results, keys, killers, history, counters, deadline,
-            )  # fmt: skip
-        else:
-            s = -_negamax(
-                child, 1 - me, depth - 1, -bar - 1e-6, -bar, 1, rules, w, fbuf, zob,
-                tt_key, tt_score, tt_depth, tt_flag, tt_move,
-                moves, results, keys, killers, history, counters, deadline,
-            )  # fmt: skip
-            if s > bar and counters[C_ABORT] == 0:
-                s = -_negamax(
-                    child, 1 - me, depth - 1, -INF, -bar, 1, rules, w, fbuf, zob,
-                    tt_key, tt_score, tt_depth, tt_flag, tt_move,
-                    moves, results, keys, killers, history, counters, deadline,
-                )  # fmt: skip
-        if counters[C_ABORT] != 0:
-            return k
-        scores[k] = s
-        # insert into the sorted top+1 list
-        if s > best_vals[top]:
-            i = top
-            while i > 0 and best_vals[i - 1] < s:
-                best_vals[i] = best_vals[i - 1]
-                i -= 1
-            best_vals[i] = s
-    return order.shape[0]
+        tt_move[slot] = code
 
 
 @njit(cache=True)
@@ -339,6 +472,28 @@ def _tables() -> _Tables:
     return _TABLES
 
 
+def _root_search(
+    tb: _Tables,
+    st: np.ndarray,
+    order: np.ndarray,
+    depth: int,
+    top: int,
+    rules: np.ndarray,
+    weights: np.ndarray,
+    counters: np.ndarray,
+    deadline: float,
+    scores: np.ndarray,
+) -> int:
+    """One iteration at the root; returns how many root moves finished."""
+    _search(
+        st, np.int64(depth), rules, weights, tb.fbuf, ZOBRIST,
+        tb.tt_key, tb.tt_score, tb.tt_depth, tb.tt_flag, tb.tt_move,
+        tb.moves, tb.results, tb.keys, tb.killers, tb.history, counters, float(deadline),
+        order, np.int64(top), scores,
+    )  # fmt: skip
+    return int(counters[C_DONE])
+
+
 _WARM = False
 
 
@@ -351,15 +506,11 @@ def _warm_up(tb: _Tables, rules: np.ndarray, weights: np.ndarray) -> None:
     codes = np.zeros(MAX_MOVES, dtype=np.int32)
     res = np.zeros((MAX_MOVES, STATE_SIZE), dtype=np.int32)
     n = _gen(st, rules, codes, res)
-    counters = np.zeros(3, dtype=np.int64)
+    counters = np.zeros(4, dtype=np.int64)
     counters[C_LIMIT] = 200
     scores = np.zeros(n, dtype=np.float64)
-    _search_root(
-        res, np.arange(n, dtype=np.int64), 3, 1, 0, rules, weights, tb.fbuf, ZOBRIST,
-        tb.tt_key, tb.tt_score, tb.tt_depth, tb.tt_flag, tb.tt_move,
-        tb.moves, tb.results, tb.keys, tb.killers, tb.history, counters, time.perf_counter() + 60.0,
-        scores,
-    )  # fmt: skip
+    order = np.arange(n, dtype=np.int64)
+    _root_search(tb, st, order, 3, 1, rules, weights, counters, time.perf_counter() + 60, scores)
     pv = np.zeros(MAX_PLY, dtype=np.int32)
     _pv_codes(st, codes[0], 2, rules, ZOBRIST, tb.tt_key, tb.tt_move, pv)
     _WARM = True
@@ -381,7 +532,6 @@ def search_state(
     start = time.perf_counter()
     deadline = 0.0 if time_limit is None else start + time_limit
     tb.clear()
-    me = int(st[TO_MOVE])
     root_codes = np.zeros(MAX_MOVES, dtype=np.int32)
     root_res = np.zeros((MAX_MOVES, STATE_SIZE), dtype=np.int32)
     n = _gen(st, rules, root_codes, root_res)
@@ -390,18 +540,14 @@ def search_state(
     rng = np.random.default_rng(seed)
     order = rng.permutation(n).astype(np.int64)  # seeded tie-breaking
     ranked = [(int(i), 0.0) for i in order]
-    counters = np.zeros(3, dtype=np.int64)
+    counters = np.zeros(4, dtype=np.int64)
     counters[C_LIMIT] = 0 if node_limit is None else node_limit
     scores = np.zeros(n, dtype=np.float64)
     depth_done = 0
     max_depth = min(max_depth, MAX_PLY - 2)
     for depth in range(1, max_depth + 1):
         order = np.array([i for i, _ in ranked], dtype=np.int64)
-        done = _search_root(
-            root_res, order, depth, top, me, rules, weights, tb.fbuf, ZOBRIST,
-            tb.tt_key, tb.tt_score, tb.tt_depth, tb.tt_flag, tb.tt_move,
-            tb.moves, tb.results, tb.keys, tb.killers, tb.history, counters, deadline, scores,
-        )  # fmt: skip
+        done = _root_search(tb, st, order, depth, top, rules, weights, counters, deadline, scores)
         if done < n:
             # Unfinished iteration: keep the last complete one, unless a move
             # searched now beat the previous best's new score (an exact value).
