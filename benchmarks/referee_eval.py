@@ -4,7 +4,9 @@ Each game of ``sample_images/games/<game>/`` is replayed as a virtual camera
 (every frame repeated at ``--fps`` for ``--settled-hold`` seconds, hand frames
 for ``--moving-hold``; the frames' ``settled`` labels are NOT given to the
 referee) through the same loop the web page uses: settle detector -> vision ->
-move inference -> game log. When the referee stops for the players
+move inference -> game log. Like players on the calibration page, the
+referee first gets a board profile from the first frame (the start
+position); ``--no-calibrate`` reads without one. When the referee stops for the players
 (unexplained or ambiguous), a simulated player confirms the true move(s) and
 the event is counted.
 
@@ -60,6 +62,17 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
                        motion=MotionConfig(settle_seconds=args.settle))
     live.south_side = source.south_side
     live.new_game(start=source.game.get("start"))
+    calibrated = False
+    if args.calibrate:
+        # as the players would on the calibration page: a profile from the start position
+        from calibration import calibrate_from_start
+
+        first = cv2.imread(str(folder / source.entries[0]["file"]))
+        try:
+            live.profile = calibrate_from_start(first, source.south_side)
+            calibrated = True
+        except ValueError as exc:
+            print(f"{folder.name}: calibration failed ({exc}); reading without a profile", file=sys.stderr)
     unexplained = ambiguous = human = 0
     events: list[dict[str, Any]] = []
     nonlocal_wrong: list[dict[str, Any]] = []
@@ -125,6 +138,7 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
     lat = np.array(live.latencies_ms or [np.nan])
     return {
         "game": folder.name,
+        "calibrated": calibrated,
         "moves": len(truth),
         "logged": len(logged),
         "correct": correct,
@@ -152,6 +166,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--settled-hold", type=float, default=2.0)
     parser.add_argument("--moving-hold", type=float, default=0.4)
     parser.add_argument("--settle", type=float, default=0.8, help="settle time of the detector (s)")
+    parser.add_argument("--no-calibrate", dest="calibrate", action="store_false",
+                        help="read without a calibration profile (default: calibrate from the first frame, "
+                        "which shows the start position)")
     parser.add_argument("--limit", type=int, default=0, help="only the first N games")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "referee_eval.json"))
     args = parser.parse_args(argv)

@@ -195,8 +195,27 @@ def start_demo(app: Flask) -> None:
     source = GameSequenceSource(app.config["DEMO_GAME"], realtime=app.config["DEMO_REALTIME"])
     with referee.lock:
         referee.south_side = source.south_side
+    if app.config.get("DEMO_CALIBRATE", True) and referee.profile is None:
+        calibrate_demo(referee, source)
     referee.new_game(start=source.game.get("start"), south="South (demo)", north="North (demo)")
     referee.start_source(source)
+
+
+def calibrate_demo(referee: LiveReferee, source: GameSequenceSource) -> None:
+    """Calibrate from the sequence's first frame (the start position), as players would."""
+    from calibration import calibrate_from_start
+    from webui.sources import read_image
+
+    first = read_image(source.folder / source.entries[0]["file"])
+    try:
+        profile = calibrate_from_start(first, source.south_side)
+    except ValueError as exc:
+        with referee.lock:
+            referee.problem = f"demo calibration failed ({exc}); reading without a profile"
+        return
+    with referee.lock:
+        referee.profile = profile
+        referee.detector.set_board(profile.corners_px)
 
 
 def start_configured_source(app: Flask) -> None:
