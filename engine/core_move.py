@@ -51,13 +51,12 @@ def _long_sowing_end(st, mb, h, c, d, skip_origin):
     count just before its last seed (the slow path for laps, c >= 16)."""
     q = h
     last = h
-    before = 0
-    hits = 0  # drops into `last` so far are counted when `last` is known
     for _ in range(c):
         q = (q + d) & 15
         if skip_origin and q == h:
             q = (q + d) & 15
         last = q
+    hits = 0  # seeds the same sowing dropped into `last` before its last one
     q = h
     for _ in range(c - 1):
         q = (q + d) & 15
@@ -65,8 +64,7 @@ def _long_sowing_end(st, mb, h, c, d, skip_origin):
             q = (q + d) & 15
         if q == last:
             hits += 1
-    before = hits + (0 if last == h else st[mb + last])
-    return last, before
+    return last, hits + (0 if last == h else st[mb + last])
 
 
 @njit(cache=True)
