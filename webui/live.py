@@ -110,6 +110,7 @@ class LiveReferee:
         self.detector = SettleDetector(motion)
         self.low_confidence = low_confidence
         self.lock = threading.RLock()
+        self._read_lock = threading.Lock()
         self.south_side = "bottom"
         self.profile: Any = None
         self.game_id: int | None = None
@@ -129,7 +130,6 @@ class LiveReferee:
         self.source_info: dict[str, Any] = {"kind": "browser", "running": False, "ended": False}
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
-        self.on_game_change: Callable[[], None] | None = None
 
     # -- games ------------------------------------------------------------
     def new_game(
@@ -195,52 +195,63 @@ class LiveReferee:
                     "settled": state.settled,
                 }
                 ready = state.ready
-            if ready:
-                self.read_settled(frame.image)
-            return self.summary()
+        if ready:
+            self.read_settled(frame.image)
+        return self.summary()
 
     def read_settled(self, image: np.ndarray) -> dict[str, Any] | None:
-        """Read a settled view and referee it; returns the verdict JSON (None if unreadable)."""
+        """Read a settled view and referee it; returns the verdict JSON (None if unreadable).
+
+        The vision runs outside the state lock (the page keeps getting the live
+        state meanwhile); one reading at a time.
+        """
         from vision.errors import VisionError
 
-        with self.lock:
+        with self._read_lock:
             t0 = time.perf_counter()
+            with self.lock:
+                south, profile = self.south_side, self.profile
             try:
-                recognition = self.recognize(image, south=self.south_side, profile=self.profile)
+                recognition = self.recognize(image, south=south, profile=profile)
             except VisionError as exc:
-                self.problem = f"board not read: {exc}"
+                with self.lock:
+                    self.problem = f"board not read: {exc}"
                 return None
             status = list(getattr(recognition, "status", []) or [])
             corners = recognition.board_corners_px
-            self.detector.set_board(corners)
-            self.reading = {
+            confidence = {h: round(float(c), 3) for h, c in _holes_of(recognition.confidence).items()}
+            reading: dict[str, Any] = {
                 "counts": _holes_of(recognition.position),
-                "confidence": {h: round(float(c), 3) for h, c in _holes_of(recognition.confidence).items()},
+                "confidence": confidence,
+                "low_confidence": [h for h, c in confidence.items() if c < self.low_confidence],
                 "corners": [[float(x), float(y)] for x, y in corners],
                 "status": status,
                 "frame_size": [int(image.shape[1]), int(image.shape[0])],
             }
-            self.reading["low_confidence"] = [
-                h for h, c in self.reading["confidence"].items() if c < self.low_confidence
-            ]
+            rectified: np.ndarray | None = None
             try:
-                aspect = getattr(self.profile, "aspect", DEFAULT_ASPECT)
-                self.rectified, hmat = rectify(image, corners, aspect)
-                self.reading["rectified_size"] = [int(self.rectified.shape[1]), int(self.rectified.shape[0])]
-                self.reading["pits"] = rectified_pits(getattr(recognition, "pit_centers_px", {}) or {}, hmat)
+                rectified, hmat = rectify(image, corners, getattr(profile, "aspect", DEFAULT_ASPECT))
+                reading["rectified_size"] = [int(rectified.shape[1]), int(rectified.shape[0])]
+                reading["pits"] = rectified_pits(getattr(recognition, "pit_centers_px", {}) or {}, hmat)
             except cv2.error:
-                self.rectified = None
-            if "hand_over_board" in status:
-                self.problem = "hands over the board: waiting for it to clear"
-                return None
-            self.problem = None
-            observation = Observation.from_probabilities(recognition.probabilities)
-            verdict = infer_move(self.position, observation, self.referee)
-            result = self._settle_verdict(verdict, "camera")
-            latency = (time.perf_counter() - t0) * 1000.0
-            self.latencies_ms.append(latency)
-            result["latency_ms"] = round(latency, 1)
-            return result
+                rectified = None
+            observation = None
+            if "hand_over_board" not in status:
+                observation = Observation.from_probabilities(recognition.probabilities)
+            with self.lock:
+                self.detector.set_board(corners)
+                self.reading = reading
+                self.rectified = rectified
+                if observation is None:
+                    self.problem = "hands over the board: waiting for it to clear"
+                    return None
+                self.problem = None
+                verdict = infer_move(self.position, observation, self.referee)
+                result = self._settle_verdict(verdict, "camera")
+                latency = (time.perf_counter() - t0) * 1000.0
+                self.latencies_ms.append(latency)
+                result["latency_ms"] = round(latency, 1)
+                return result
 
     def _settle_verdict(self, verdict: Verdict, source: str) -> dict[str, Any]:
         if verdict.status == "accepted":
@@ -252,8 +263,6 @@ class LiveReferee:
         self.verdict = verdict.to_json()
         self.verdict["at"] = time.time()
         self.verdict["ply"] = self.ply
-        if self.on_game_change is not None and verdict.status == "accepted":
-            self.on_game_change()
         return self.verdict
 
     # -- corrections by the players -----------------------------------------
@@ -290,8 +299,6 @@ class LiveReferee:
                 "at": time.time(),
                 "ply": self.ply,
             }
-            if self.on_game_change is not None:
-                self.on_game_change()
             return self.verdict
 
     def undo(self) -> str:
