@@ -27,7 +27,7 @@ class LocateConfig:
     kmeans_k: tuple[int, ...] = (2, 3)  # colour clusters tried for the colour segmentation
     approx_eps_frac: tuple[float, ...] = (0.02, 0.04, 0.07)  # of the contour perimeter
     max_candidates: int = 24  # quads scored by the grid fit
-    min_grid_score: float = 0.05  # quick fixed-layout score: candidates below are dropped
+    min_grid_score: float = -0.2  # quick fixed-layout score: candidates below are dropped
     finalists: int = 4  # best quick-scored candidates re-ranked by the free lattice search
     refine_edge_band_px: float = 3.0  # work-scale band around each side searched by the line refit
 
@@ -38,8 +38,8 @@ class RectifyConfig:
 
     width_px: int = 400  # canonical view width for the grid fit (crops come from the image)
     default_aspect: float = 2.345  # width / height of the playing surface when unknown
-    min_aspect: float = 1.6
-    max_aspect: float = 3.0
+    min_aspect: float = 1.4
+    max_aspect: float = 3.3
     score_width_px: int = 160  # small canonical view used to score candidates
     lattice_width_px: int = 200  # view width for re-ranking located candidates
     pad_frac: float = 0.08  # surroundings kept around the board in the view / width
@@ -65,15 +65,15 @@ class GridConfig:
     row_pitch_max: float = 1.3
     gap_max: float = 0.6  # extra gap between rows 2 and 3 / column pitch
     ring_width_frac: float = 0.05  # ring template width / pitch
-    search_radius_fracs: tuple[float, ...] = (0.27, 0.35, 0.43)  # ring radii / pitch, lattice search
+    search_radius_fracs: tuple[float, ...] = (0.26, 0.34, 0.42, 0.50)  # ring radii / pitch, lattice search
     radius_fracs: tuple[float, ...] = (0.24, 0.27, 0.30, 0.33, 0.36, 0.39, 0.42, 0.45)  # pit radius / x pitch
-    anisotropies: tuple[float, ...] = (0.8, 0.88, 0.94, 1.06, 1.13, 1.25)  # pit h/w tried
-    anisotropy_gain: float = 1.04  # an oval pit fit must beat the round one by this factor
-    min_lattice_score: float = 1.4  # lattice response / mean response below -> no board
+    cell_ratio: float = 0.95  # typical row pitch / column pitch of a board (0.85..1.05)
+    anisotropy_steps: tuple[float, ...] = (0.88, 0.94, 1.0, 1.06, 1.12)  # x the pitch-ratio guess
+    min_lattice_score: float = 4.0  # lattice comb response / mean response below -> no board
     search_frac: float = 0.22  # refine each centre within +/- this share of the pitch
     ring_width_px: float = 3.0  # width of the rim ring template (canonical px)
-    min_inliers: int = 16  # pits agreeing with the lattice fit needed to move the corners
-    inlier_frac: float = 0.08  # RANSAC reprojection threshold / pitch
+    min_inliers: int = 10  # pits agreeing with the lattice fit needed to trust it
+    inlier_frac: float = 0.1  # RANSAC reprojection threshold / pitch
     edge_gap_frac: float = 0.05  # board edge searched from this / pitch beyond the outer rims
     edge_strength: float = 0.45  # innermost step at least this x the strongest one
     edge_band_frac: float = 0.12  # corners: edges searched within this / pitch of the lattice's

@@ -109,7 +109,7 @@ def grid_score(canonical: np.ndarray, cfg: GridConfig = DEFAULT.grid) -> float:
     a = e_in / np.maximum(c_in, 1)
     b = e_out / np.maximum(c_out, 1)
     per_cell = (a - b) / (a + b + 1e-6)
-    return float(np.quantile(per_cell, 0.25))
+    return float(np.quantile(per_cell, 0.35))
 
 
 def fit_grid(canonical: np.ndarray, cfg: GridConfig = DEFAULT.grid, board_width: float | None = None) -> PitGrid:
@@ -160,9 +160,9 @@ def fit_grid(canonical: np.ndarray, cfg: GridConfig = DEFAULT.grid, board_width:
     return PitGrid(centres, pitch_xy, rim, lat.score, (rx, ry), lat.anisotropy, inliers)
 
 
-def board_edges(canonical: np.ndarray, grid: PitGrid, cfg: GridConfig = DEFAULT.grid) -> np.ndarray:
+def board_edges(canonical: np.ndarray, grid: PitGrid, cfg: GridConfig = DEFAULT.grid) -> np.ndarray | None:
     """Playing-surface corners (TL, TR, BR, BL) in this view's px, from the edges
-    just outside the pit lattice.
+    just outside the pit lattice; None when a side has no edge to follow.
 
     Along each side, in 8 (or 4) segments, the edge searched for is the *innermost*
     strong step between the outer pits' rims and the view's border: the top
@@ -207,7 +207,7 @@ def board_edges(canonical: np.ndarray, grid: PitGrid, cfg: GridConfig = DEFAULT.
                 k += 1
             pts.append((x, float(pos[k])) if horizontal else (float(pos[k]), y))
         if len(pts) < 2:
-            return np.float64([[0, 0], [w, 0], [w, h], [0, h]])
+            return None
         arr = np.array(pts, np.float64)
         a, b = (0, 1) if horizontal else (1, 0)
         coef = np.polyfit(arr[:, a], arr[:, b], 1)
@@ -217,7 +217,7 @@ def board_edges(canonical: np.ndarray, grid: PitGrid, cfg: GridConfig = DEFAULT.
             coef = np.polyfit(arr[keep, a], arr[keep, b], 1)
         lines.append((horizontal, coef))
     corners = []
-    for (h1, c1), (h2, c2) in ((lines[3], lines[0]), (lines[0], lines[1]), (lines[1], lines[2]), (lines[2], lines[3])):
+    for (h1, c1), (_, c2) in ((lines[3], lines[0]), (lines[0], lines[1]), (lines[1], lines[2]), (lines[2], lines[3])):
         # horizontal: y = m x + q ; vertical: x = m y + q
         hz, vt = (c1, c2) if h1 else (c2, c1)
         m1, q1 = hz

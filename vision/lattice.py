@@ -26,6 +26,9 @@ import numpy as np
 
 from vision.config import DEFAULT, GridConfig
 
+#: weight of the strongest response just outside a comb (see _comb)
+OUTSIDE_WEIGHT = 0.5
+
 
 @dataclass
 class Lattice:
@@ -63,7 +66,9 @@ def _comb(profile: np.ndarray, n: int, pitches: np.ndarray, gaps: np.ndarray | N
     """
     size = len(profile)
     prof = np.concatenate([profile.astype(np.float64), [-1e9, -1e9]])
-    idx = np.arange(n, dtype=np.float64)
+    # the n points, then the two just outside the comb (a true lattice has no
+    # (n+1)-th column): their response counts against the comb
+    idx = np.concatenate([np.arange(n, dtype=np.float64), [-1.0, float(n)]])
     st = np.arange(1.0, size - 1) if starts is None else starts
     best = (0.0, float(pitches[0]), 0.0, -np.inf)
     for gap in (gaps if gaps is not None else np.zeros(1)):
@@ -74,8 +79,10 @@ def _comb(profile: np.ndarray, n: int, pitches: np.ndarray, gaps: np.ndarray | N
         bad = (i0 < 0) | (i0 >= size - 1)
         i0 = np.where(bad, size, i0)
         v = prof[i0] * (1 - t) + prof[np.minimum(i0 + 1, size + 1)] * t
-        v = np.where(bad, -1e9, v)
-        vals = v.mean(axis=2)
+        inside, outside = v[..., :n], v[..., n:]
+        inside = np.where(bad[..., :n], -1e9, inside)
+        outside = np.where(bad[..., n:], 0.0, outside)
+        vals = inside.mean(axis=2) - OUTSIDE_WEIGHT * outside.max(axis=2)
         k = np.unravel_index(int(np.argmax(vals)), vals.shape)
         if vals[k] > best[3]:
             best = (float(st[k[1]]), float(pitches[k[0]]), float(gap), float(vals[k]))
@@ -126,11 +133,21 @@ def fit_lattice(mag: np.ndarray, cfg: GridConfig = DEFAULT.grid, board_width: fl
     sh, sw = small.shape
     p_lo, p_hi = f * bw / cfg.cols_span_max, f * bw / cfg.cols_span_min
     p0 = 0.5 * (p_lo + p_hi)
-    # pit-centre response: the best of a few ring radii, as the pits' size is unknown
-    resp = np.max([cv2.filter2D(small, -1, ring_kernel(k * p0, k * p0, max(1.0, cfg.ring_width_frac * p0 * 1.5)),
-                                borderType=cv2.BORDER_CONSTANT) for k in cfg.search_radius_fracs], axis=0)
-    band = resp[int(0.06 * sh) : int(0.94 * sh)]
-    x0, px, _, _ = _comb(band.mean(axis=0), cfg.cols, np.linspace(p_lo, p_hi, 28))
+    # pit-centre response: ring filter minus its local mean (so only ring-shaped
+    # edge energy counts), for a few radii as the pits' size is unknown; the radius
+    # whose column comb stands out most wins
+    box = int(p0) | 1
+    band_rows = slice(int(0.06 * sh), int(0.94 * sh))
+    best = None
+    for k in cfg.search_radius_fracs:
+        ring = ring_kernel(k * p0, k * p0, max(1.0, cfg.ring_width_frac * p0 * 1.5))
+        r = cv2.filter2D(small, -1, ring, borderType=cv2.BORDER_CONSTANT)
+        hp = np.maximum(r - cv2.blur(r, (box, box)), 0)
+        x0, px, _, v = _comb(hp[band_rows].mean(axis=0), cfg.cols, np.linspace(p_lo, p_hi, 28))
+        v /= float(hp.mean()) + 1e-6
+        if best is None or v > best[0]:
+            best = (v, hp, x0, px)
+    _, resp, x0, px = best
     # row profile sampled on the found columns (max within a few px of each)
     cols = np.clip(np.round(x0 + px * np.arange(cfg.cols)).astype(int), 0, sw - 1)
     half = max(1, int(0.05 * px))
@@ -147,7 +164,7 @@ def fit_lattice(mag: np.ndarray, cfg: GridConfig = DEFAULT.grid, board_width: fl
     x0, px, _, val = _refine_comb(prof_x, cfg.cols, x0, px, 0.0, 0.04 * px, 0.0, False)
     xs = (x0 + px * np.arange(cfg.cols)) / f
     ys = ys / f
-    px /= f
+    px, py = px / f, py / f
     score = float(val / (resp.mean() + 1e-6))
     if quick:
         return Lattice(xs, ys, cfg.pit_radius_frac * px, 1.0, score)
@@ -155,14 +172,14 @@ def fit_lattice(mag: np.ndarray, cfg: GridConfig = DEFAULT.grid, board_width: fl
     slack = max(1, int(0.03 * px))
     width = max(1.0, cfg.ring_width_frac * px)
     blurred = cv2.GaussianBlur(mag, (0, 0), width)
-    best_r, best_s = cfg.pit_radius_frac * px, -1.0
+    # pits are round: their height/width in this view says how wrong the view's
+    # aspect is. The row/column pitch ratio gives a first guess (boards have
+    # nearly square cells); ellipse fits around that guess decide.
+    prior = float(np.clip(py / px / cfg.cell_ratio, 1 / 1.6, 1.6))
+    best_r, best_a, best_s = cfg.pit_radius_frac * px, prior, -1.0
     for k in cfg.radius_fracs:
-        s = _ellipse_score(blurred, pts, k * px, k * px, slack)
-        if s > best_s:
-            best_r, best_s = k * px, s
-    best_a, round_s = 1.0, best_s
-    for a in cfg.anisotropies:
-        s = _ellipse_score(blurred, pts, best_r, a * best_r, slack)
-        if s > best_s and s > cfg.anisotropy_gain * round_s:  # prefer round (aspect right)
-            best_a, best_s = a, s
+        for m in cfg.anisotropy_steps:
+            s = _ellipse_score(blurred, pts, k * px, prior * m * k * px, slack)
+            if s > best_s:
+                best_r, best_a, best_s = k * px, prior * m, s
     return Lattice(xs, ys, best_r, best_a, score)

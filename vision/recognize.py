@@ -141,7 +141,7 @@ def fit_board(
         new_aspect = float(np.clip(aspect * grid.anisotropy, rc.min_aspect, rc.max_aspect))
         edges = board_edges(view, grid, cfg.grid)
         tick("grid")
-        if grid.inliers < cfg.grid.min_inliers or k == cfg.grid.max_passes - 1:
+        if edges is None or grid.inliers < cfg.grid.min_inliers or k == cfg.grid.max_passes - 1:
             break
         new = to_image(edges, hmat).astype(np.float64)
         pitch_img = float(np.linalg.norm(new[1] - new[0])) / (cfg.grid.cols + 1)
@@ -214,6 +214,13 @@ def recognize(
         raise
     lap("locate")
     corners, hmat, grid, aspect = fit_board(image, corners, aspect, cfg, lap)
+    if grid.score < cfg.grid.min_lattice_score or grid.inliers < cfg.grid.min_inliers:
+        reason = (f"no 4x8 pit lattice on the board (fit {grid.score:.2f}, "
+                  f"{grid.inliers} of 32 pits in line; need {cfg.grid.min_lattice_score:.1f} "
+                  f"and {cfg.grid.min_inliers})")
+        if on_missing == "status":
+            return Recognition.not_found(reason, timings)
+        raise BoardNotFound(reason)
     crops = pit_crops(image, hmat, grid, cfg)
     results = (counter or _default_counter)(crops, _seed_look(profile))
     probs = np.array([np.asarray(r.probabilities, np.float64) for r in results])

@@ -13,11 +13,34 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.grid import layout
 from vision.holes import HOLE_CELL, HOLES
 
-BOARD_W, BOARD_H = 800, 341  # a 68 x 29 cm board
-_CENTRES, PITCH_X, PITCH_Y = layout((BOARD_W, BOARD_H))
+
+@dataclass(frozen=True)
+class Board:
+    """Drawn board layout in canonical px (the whole board is W x H)."""
+
+    pitch_x: float = 80.0
+    pitch_y: float = 76.0
+    margin_x: float = 30.0  # board edge to the outer pits' cell edge
+    margin_y: float = 26.0
+    gap: float = 8.0  # extra space between rows 2 and 3
+    radius: int = 30
+
+    @property
+    def width(self) -> int:
+        return int(round(8 * self.pitch_x + 2 * self.margin_x))
+
+    @property
+    def height(self) -> int:
+        return int(round(4 * self.pitch_y + self.gap + 2 * self.margin_y))
+
+
+DEFAULT_BOARD = Board()
+#: long and narrow, small pits, no middle gap
+NARROW_BOARD = Board(pitch_x=84, pitch_y=70, margin_x=40, margin_y=34, gap=0, radius=24)
+#: big pits, wide margins, a large middle gap
+WIDE_BOARD = Board(pitch_x=78, pitch_y=80, margin_x=22, margin_y=40, gap=30, radius=33)
 
 
 @dataclass
@@ -28,21 +51,25 @@ class Scene:
     counts: dict[str, int]
 
 
-def cell_centre(name: str) -> tuple[float, float]:
+def cell_centre(name: str, board: Board = DEFAULT_BOARD) -> tuple[float, float]:
     r, c = HOLE_CELL[name]
-    return float(_CENTRES[r, c, 0]), float(_CENTRES[r, c, 1])
+    x = board.margin_x + (c + 0.5) * board.pitch_x
+    y = board.margin_y + (r + 0.5) * board.pitch_y + (board.gap if r >= 2 else 0.0)
+    return x, y
 
 
-def draw_board(counts: dict[str, int], rng: np.random.Generator, wood=(60, 110, 160)) -> np.ndarray:
-    """Canonical top view (BOARD_H x BOARD_W) with the given counts drawn as seeds."""
-    img = np.empty((BOARD_H, BOARD_W, 3), np.float32)
+def draw_board(counts: dict[str, int], rng: np.random.Generator, wood=(60, 110, 160),
+               board: Board = DEFAULT_BOARD) -> np.ndarray:
+    """Canonical top view (board.height x board.width) with the counts drawn as seeds."""
+    bw, bh = board.width, board.height
+    img = np.empty((bh, bw, 3), np.float32)
     img[:] = wood
-    grain = rng.normal(0, 1, (BOARD_H, 1)).repeat(BOARD_W, 1)
+    grain = rng.normal(0, 1, (bh, 1)).repeat(bw, 1)
     grain = cv2.GaussianBlur(grain.astype(np.float32), (1, 9), 3)
     img += grain[..., None] * 6
-    radius = int(min(PITCH_X, PITCH_Y) * 0.40)
+    radius = board.radius
     for name in HOLES:
-        cx, cy = cell_centre(name)
+        cx, cy = cell_centre(name, board)
         centre = (int(round(cx)), int(round(cy)))
         dark = tuple(float(v) * 0.55 for v in wood)
         rim = tuple(float(v) * 0.35 for v in wood)
@@ -81,11 +108,13 @@ def draw_scene(
     table=(170, 175, 180),
     wood=(60, 110, 160),
     clutter: bool = True,
+    board: Board = DEFAULT_BOARD,
 ) -> Scene:
     """Board warped to ``corners`` (canonical TL, TR, BR, BL) in a ``size`` = (w, h) scene."""
     rng = np.random.default_rng(seed)
     w, h = size
-    board = draw_board(counts, rng, wood)
+    bw, bh = board.width, board.height
+    canvas = draw_board(counts, rng, wood, board)
     scene = np.empty((h, w, 3), np.float32)
     scene[:] = table
     scene += rng.normal(0, 4, (h, w, 1)).astype(np.float32)
@@ -96,25 +125,26 @@ def draw_scene(
             cv2.circle(scene, (x, y), 4, (215, 225, 230), -1)
         cv2.circle(scene, (int(w * 0.95), int(h * 0.9)), int(h * 0.08), (40, 40, 140), -1)
     dst = np.asarray(corners, np.float32)
-    src = np.float32([[0, 0], [BOARD_W, 0], [BOARD_W, BOARD_H], [0, BOARD_H]])
+    src = np.float32([[0, 0], [bw, 0], [bw, bh], [0, bh]])
     hmat = cv2.getPerspectiveTransform(src, dst)
-    warped = cv2.warpPerspective(board, hmat, (w, h), flags=cv2.INTER_LINEAR)
-    mask = cv2.warpPerspective(np.full((BOARD_H, BOARD_W), 255, np.uint8), hmat, (w, h))
+    warped = cv2.warpPerspective(canvas, hmat, (w, h), flags=cv2.INTER_LINEAR)
+    mask = cv2.warpPerspective(np.full((bh, bw), 255, np.uint8), hmat, (w, h))
     scene[mask > 127] = warped[mask > 127]
     centres = {}
     for name in HOLES:
-        p = cv2.perspectiveTransform(np.float32([[cell_centre(name)]]), hmat)[0, 0]
+        p = cv2.perspectiveTransform(np.float32([[cell_centre(name, board)]]), hmat)[0, 0]
         centres[name] = (float(p[0]), float(p[1]))
     return Scene(scene, dst, centres, dict(counts))
 
 
 def default_corners(size: tuple[int, int] = (640, 360), angle_deg: float = 0.0,
-                    tilt: float = 0.0, scale: float = 0.8) -> np.ndarray:
+                    tilt: float = 0.0, scale: float = 0.8, board: Board = DEFAULT_BOARD) -> np.ndarray:
     """Corners of a board centred in the scene, rotated by ``angle_deg``; ``tilt`` > 0
     shrinks the far (top) edge like a camera looking from the South."""
     w, h = size
-    bw = min(w * scale, h * scale * BOARD_W / BOARD_H)
-    bh = bw * BOARD_H / BOARD_W
+    aspect = board.width / board.height
+    bw = min(w * scale, h * scale * aspect)
+    bh = bw / aspect
     pts = np.float32([[-bw / 2, -bh / 2], [bw / 2, -bh / 2], [bw / 2, bh / 2], [-bw / 2, bh / 2]])
     pts[:2, 0] *= 1 - tilt
     a = np.deg2rad(angle_deg)
