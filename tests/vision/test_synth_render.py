@@ -1,0 +1,65 @@
+"""Blender smoke test: render 0 and 1 seed in a pit and check the labels and pixels."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.holes import HOLES
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(importlib.util.find_spec("bpy") is None,
+                       reason="bpy (Blender's Python module) not installed: pip install '.[render]'"),
+]
+
+
+def _params() -> dict:
+    from vision.synth.params import sample_params
+
+    p = sample_params(np.random.default_rng(5), width=200, height=112, hand_prob=0.0)
+    p["camera"] |= {"side": "south", "azimuth": -90.0, "elevation": 90.0, "roll": 0.0,
+                    "focal_mm": 35.0, "fill": 0.9, "target_offset": [0.0, 0.0]}
+    p["sensor"] |= {"render_scale": 100, "noise_sigma": 0.0, "blur_sigma": 0.0,
+                    "vignette": 0.0, "view_transform": "Standard"}
+    p["light"] |= {"kind": "overcast"}
+    p["seeds"] |= {"kind": "pale_bean", "color": [0.95, 0.93, 0.9]}
+    p["wood"] |= {"kind": "near_black", "light": [0.12, 0.1, 0.08], "dark": [0.05, 0.04, 0.03]}
+    return p
+
+
+def _render(tmp_path: Path, pit_count: int, name: str) -> tuple[dict, np.ndarray]:
+    from vision.synth.blender import render_frame
+    from vision.synth.generate import label_for_frame, targets_of
+
+    p = _params()
+    counts = dict.fromkeys(HOLES, 0) | {"A3": pit_count}
+    req = {"counts": counts, "reserves": {"south": 0, "north": 0},
+           "nyumba_owned": {"south": False, "north": False}, "to_move": "south",
+           "blocked": None}
+    png = tmp_path / f"{name}.png"
+    res = render_frame(p, targets_of(counts, req["reserves"]), png, samples=4, exact_tries=3)
+    label = label_for_frame(f"{name}.png", p, res.seeds, req, res.removed, {})
+    img = cv2.imread(str(png))
+    assert img is not None and img.shape[:2] == (112, 200)
+    return label, img
+
+
+def test_zero_and_one_seed(tmp_path: Path) -> None:
+    empty, img0 = _render(tmp_path, 0, "zero")
+    one, img1 = _render(tmp_path, 1, "one")
+    assert sum(empty["position"]["south"]["front"]) == 0
+    assert empty["render"]["seeds_actual"] == 0
+    assert one["position"]["south"]["front"] == [0, 0, 1, 0, 0, 0, 0, 0]
+    assert one["render"]["seeds_requested"] == one["render"]["seeds_actual"] == 1
+    # the pale seed brightens the dark board at A3's labelled centre, nowhere else
+    diff = np.abs(img1.astype(int) - img0.astype(int)).sum(axis=2)
+    x, y = (round(v) for v in one["pit_centers_px"]["A3"])
+    assert diff[y - 3:y + 4, x - 3:x + 4].max() > 60
+    bx, by = (round(v) for v in one["pit_centers_px"]["b6"])
+    assert diff[by - 3:by + 4, bx - 3:bx + 4].max() < 30
+    assert one["corners_px"] == empty["corners_px"] and one["south_side"] == "bottom"

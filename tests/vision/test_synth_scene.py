@@ -1,0 +1,150 @@
+"""Geometry behind the photoreal generator's labels (no Blender needed)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.holes import HOLES
+from vision.synth.params import sample_params
+from vision.synth.scene import (
+    SQUARE_PITS,
+    BoardGeometry,
+    Camera,
+    camera_from_params,
+    fit_camera,
+    look_from,
+    project_board,
+)
+
+GEOM = BoardGeometry()
+
+
+def test_square_pits_are_the_two_nyumba_and_diagonal() -> None:
+    # BAO_RULES.md section 0: the nyumba is hole 5 of each front row; seen with South at
+    # the bottom, A5 is the 5th front hole from the left and a5 the 4th: diagonal.
+    assert {"A5", "a5"} == SQUARE_PITS
+    (xa, ya), (xn, yn) = GEOM.pit_xy("A5"), GEOM.pit_xy("a5")
+    assert xa == pytest.approx(0.5 * GEOM.pitch_x)  # 5th of 8 columns: just right of centre
+    assert xn == pytest.approx(-0.5 * GEOM.pitch_x)  # 4th of 8: just left of centre
+    assert ya < 0 < yn
+    # front rows are the two middle rows
+    assert abs(ya) < abs(GEOM.pit_xy("B5")[1]) and abs(yn) < abs(GEOM.pit_xy("b5")[1])
+
+
+def test_half_turn_maps_south_holes_onto_north_holes() -> None:
+    for i in range(1, 9):
+        for s, n in (("A", "a"), ("B", "b")):
+            xs, ys = GEOM.pit_xy(f"{s}{i}")
+            xn, yn = GEOM.pit_xy(f"{n}{i}")
+            assert (xs, ys) == pytest.approx((-xn, -yn))
+
+
+def test_south_counts_from_its_own_left() -> None:
+    # South sits at -y facing +y: its left is -x, so A1 is left of A8.
+    assert GEOM.pit_xy("A1")[0] < GEOM.pit_xy("A8")[0]
+    # A_i faces a_(9-i): same column
+    for i in range(1, 9):
+        assert GEOM.pit_xy(f"A{i}")[0] == pytest.approx(GEOM.pit_xy(f"a{9 - i}")[0])
+
+
+def test_corners_in_canonical_order_near_b8_b1_B8_B1() -> None:
+    corners = GEOM.corners_world()
+    pits = GEOM.pit_centers_world()
+    nearest = [HOLES[int(np.argmin(np.linalg.norm(pits - c, axis=1)))] for c in corners]
+    assert nearest == ["b8", "b1", "B8", "B1"]
+
+
+def test_straight_down_projection_scale_by_hand() -> None:
+    # focal 36 mm on a 36 mm sensor: fx = image width in pixels; 1 m above the
+    # board centre, a point 0.1 m towards North is 0.1 * 1280 px above the centre.
+    loc, rot = look_from(np.array([0, 0, GEOM.top_z]), -90.0, 90.0, 1.0, 0.0)
+    cam = Camera(tuple(loc), tuple(map(tuple, rot)), 36.0, 1280, 720)
+    (u, v), = cam.project(np.array([[0.0, 0.1, GEOM.top_z]]))
+    assert u == pytest.approx(639.5)
+    assert v == pytest.approx(359.5 - 128.0)
+    (u, v), = cam.project(np.array([[0.05, 0.0, GEOM.top_z]]))
+    assert u == pytest.approx(639.5 + 64.0)
+
+
+def test_ray_inverts_projection() -> None:
+    cam = fit_camera(GEOM, 20.0, 55.0, 2.0, 28.0, 0.8, 1280, 720)
+    pts = GEOM.pit_centers_world()
+    px = cam.project(pts)
+    dirs = cam.ray(px)
+    expect = pts - np.asarray(cam.location)
+    expect /= np.linalg.norm(expect, axis=1, keepdims=True)
+    assert np.allclose(dirs, expect, atol=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("azimuth", "side"), [(-90.0, "bottom"), (90.0, "top"), (0.0, "left"), (180.0, "right")]
+)
+def test_south_side_for_each_camera_side(azimuth: float, side: str) -> None:
+    cam = fit_camera(GEOM, azimuth, 60.0, 0.0, 35.0, 0.8, 1280, 720)
+    assert project_board(cam, GEOM).south_side == side
+
+
+def test_canonical_view_from_south_straight_down() -> None:
+    cam = fit_camera(GEOM, -90.0, 90.0, 0.0, 35.0, 0.8, 1280, 720)
+    proj = project_board(cam, GEOM)
+    (tlx, tly), (trx, try_), (brx, bry), (blx, bly) = proj.corners_px
+    assert tlx < trx and blx < brx and tly < bly and try_ < bry
+    c = proj.pit_centers_px
+    assert c["b8"][0] < c["b1"][0] and c["A1"][0] < c["A8"][0]
+    assert c["b8"][1] < c["a8"][1] < c["A1"][1] < c["B1"][1]
+
+
+def test_fit_reaches_the_requested_fill() -> None:
+    cam = fit_camera(GEOM, -70.0, 50.0, 0.0, 30.0, 0.75, 1280, 720)
+    hx, hy = GEOM.length / 2, GEOM.width / 2
+    pts = np.array([[sx * hx, sy * hy, z] for sx in (-1, 1) for sy in (-1, 1)
+                    for z in (0.0, GEOM.top_z)])
+    p = cam.project(pts)
+    ext = np.max(np.maximum(np.abs(p[:, 0] - 640) / 640, np.abs(p[:, 1] - 360) / 360))
+    assert ext == pytest.approx(0.75, abs=1e-3)
+
+
+def test_random_cameras_keep_corners_and_pits_inside_the_image() -> None:
+    for k in range(150):
+        params = sample_params(np.random.default_rng(k))
+        geom = BoardGeometry(**params["geometry"])
+        cam = camera_from_params(geom, params["camera"])
+        proj = project_board(cam, geom)
+        pts = np.array(proj.corners_px + list(proj.pit_centers_px.values()))
+        assert np.all(pts[:, 0] >= 0) and np.all(pts[:, 0] <= cam.width - 1), k
+        assert np.all(pts[:, 1] >= 0) and np.all(pts[:, 1] <= cam.height - 1), k
+        # the corner polygon is convex and not degenerate
+        c = np.array(proj.corners_px)
+        e = [c[(i + 1) % 4] - c[i] for i in range(4)]
+        cross = [e[i][0] * e[(i + 1) % 4][1] - e[i][1] * e[(i + 1) % 4][0] for i in range(4)]
+        assert all(x > 0 for x in cross) or all(x < 0 for x in cross), k
+
+
+def test_random_boards_keep_pits_inside_the_outline() -> None:
+    for k in range(200):
+        geom = BoardGeometry(**sample_params(np.random.default_rng(k))["geometry"])
+        for name in HOLES:
+            x, y = geom.pit_xy(name)
+            h = geom.pit_half_extent(name)
+            assert abs(x) + h < geom.length / 2 and abs(y) + h < geom.width / 2, (k, name)
+
+
+def test_surface_is_carved_only_inside_pits() -> None:
+    x, y = GEOM.pit_xy("A3")
+    assert GEOM.surface_height(x, y) == pytest.approx(GEOM.top_z - GEOM.pit_depth)
+    # halfway between A3 and A4 the top is flat
+    x2, _ = GEOM.pit_xy("A4")
+    assert GEOM.surface_height((x + x2) / 2, y) == pytest.approx(GEOM.top_z)
+    # a square pit is as deep in its corner region as a round one is not
+    xs, ys = GEOM.pit_xy("A5")
+    h = GEOM.square_half * 0.8
+    assert GEOM.surface_height(xs + h, ys + h) < GEOM.top_z - 1e-4
+    assert GEOM.surface_height(x + h, y + h) == pytest.approx(GEOM.top_z)
+
+
+def test_bad_geometry_is_refused() -> None:
+    with pytest.raises(ValueError, match="pit radius"):
+        BoardGeometry(pit_radius=0.05)
+    with pytest.raises(ValueError, match="fill"):
+        fit_camera(GEOM, 0, 60, 0, 30, 1.2, 1280, 720)

@@ -1,0 +1,546 @@
+"""Build the Blender scene, settle the seeds by rigid-body simulation, render with Cycles.
+
+Needs ``bpy`` (``pip install .[render]``). :func:`render_frame` is the one entry
+point: it takes the parameter set of :mod:`vision.synth.params`, the wanted
+number of seeds per group (32 holes and the two reserve piles) and optionally
+the settled seeds of the previous frame of a game, and returns where every seed
+came to rest. Seeds of groups whose count is unchanged stay exactly in place.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.holes import HOLES
+from vision.synth.hand import hand_capsules
+from vision.synth.labels import assign_seeds
+from vision.synth.scene import BoardGeometry, camera_from_params
+
+RESERVES = ("reserve_south", "reserve_north")
+N_VARIANTS = 6
+GRID_STEP = 0.0015  # board heightfield resolution (m)
+
+
+@dataclass
+class Seed:
+    """One seed: the group it lies in, its shape and colour keys and its resting pose."""
+
+    group: str
+    variant: int
+    scale: tuple[float, float, float]
+    rand: float
+    matrix: list[list[float]] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"group": self.group, "variant": self.variant, "scale": list(self.scale),
+                "rand": self.rand, "matrix": self.matrix}
+
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> Seed:
+        return Seed(d["group"], int(d["variant"]), tuple(d["scale"]), float(d["rand"]), d["matrix"])
+
+
+@dataclass
+class FrameResult:
+    seeds: list[Seed]
+    removed: int  # seeds that came to rest between pits or fell off, left out of the image
+    render_seconds: float
+    sim_seconds: float
+
+
+def _shape_scale(kind: str, rng: np.random.Generator) -> tuple[float, float, float]:
+    base = {"komwe": (1.0, 0.96, 0.86), "brown_seed": (1.18, 0.92, 0.72),
+            "pebble": (1.15, 0.95, 0.7), "pale_bean": (1.3, 0.88, 0.5)}[kind]
+    j = rng.normal(0, 0.06, 3)
+    sx, sy, sz = (round(float(b * (1 + x)), 4) for b, x in zip(base, j, strict=True))
+    return (sx, sy, sz)
+
+
+def new_seeds(group: str, n: int, kind: str, rng: np.random.Generator) -> list[Seed]:
+    return [Seed(group, int(rng.integers(0, N_VARIANTS)), _shape_scale(kind, rng),
+                 round(float(rng.random()), 4)) for _ in range(n)]
+
+
+def _spawn_points(centre: tuple[float, float], radius: float, z0: float, sr: float, n: int,
+                  rng: np.random.Generator) -> np.ndarray:
+    """Drop positions for ``n`` seeds of radius ``sr`` over a disc: sunflower layers."""
+    per = max(1, int((radius / sr) ** 2 * 0.7))
+    pts = []
+    for i in range(n):
+        layer, k = divmod(i, per)
+        rr = radius * math.sqrt((k + 0.5) / per) if per > 1 else 0.0
+        a = k * 2.39996 + layer * 1.1 + rng.uniform(0, 0.4)
+        pts.append([centre[0] + rr * math.cos(a) + rng.normal(0, 0.15 * sr),
+                    centre[1] + rr * math.sin(a) + rng.normal(0, 0.15 * sr),
+                    z0 + sr * 1.3 + layer * 2.3 * sr])
+    return np.array(pts)
+
+
+def _group_centre(group: str, geom: BoardGeometry, piles: dict[str, float]) -> tuple[float, float]:
+    if group == "reserve_south":
+        return (piles["south_x"], -(geom.width / 2 + piles["gap"] + 0.04))
+    if group == "reserve_north":
+        return (-piles["north_x"], geom.width / 2 + piles["gap"] + 0.04)
+    return geom.pit_xy(group)
+
+
+def _board_mesh(bpy: Any, geom: BoardGeometry, step: float = GRID_STEP) -> Any:
+    """Closed board mesh: heightfield top (pits carved) and vertical sides."""
+    nx = int(geom.length / step) + 1
+    ny = int(geom.width / step) + 1
+    xs = np.linspace(-geom.length / 2, geom.length / 2, nx)
+    ys = np.linspace(-geom.width / 2, geom.width / 2, ny)
+    gx, gy = np.meshgrid(xs, ys)
+    gz = geom.surface_height(gx, gy)
+    verts = np.stack([gx, gy, gz], axis=-1).reshape(-1, 3)
+    # the top sheet plus a bottom ring (sides) so the board is closed
+    idx = np.arange(nx * ny).reshape(ny, nx)
+    quads = np.stack([idx[:-1, :-1], idx[:-1, 1:], idx[1:, 1:], idx[1:, :-1]], -1).reshape(-1, 4)
+    ring = np.concatenate([idx[0, :], idx[1:, -1], idx[-1, -2::-1], idx[-2:0:-1, 0]])
+    bottom = verts[ring].copy()
+    bottom[:, 2] = 0.0
+    base = len(verts)
+    verts = np.concatenate([verts, bottom])
+    m = len(ring)
+    side = np.stack([ring, np.roll(ring, -1), base + (np.arange(m) + 1) % m, base + np.arange(m)],
+                    -1)[:, ::-1]
+    quads = np.concatenate([quads, side])
+    me = bpy.data.meshes.new("board")
+    me.vertices.add(len(verts))
+    me.vertices.foreach_set("co", verts.astype(np.float32).ravel())
+    me.loops.add(quads.size)
+    me.loops.foreach_set("vertex_index", quads.astype(np.int32).ravel())
+    me.polygons.add(len(quads))
+    me.polygons.foreach_set("loop_start", np.arange(0, quads.size, 4, dtype=np.int32))
+    me.polygons.foreach_set("loop_total", np.full(len(quads), 4, dtype=np.int32))
+    me.update(calc_edges=True)
+    smooth = np.ones(len(quads), dtype=bool)
+    smooth[-m:] = False
+    me.polygons.foreach_set("use_smooth", smooth)
+    cav = np.sqrt(np.clip((geom.top_z - verts[:, 2]) / geom.pit_depth, 0, 1)).astype(np.float32)
+    cav[base:] = 0.0
+    attr = me.attributes.new("cavity", "FLOAT", "POINT")
+    attr.data.foreach_set("value", cav)
+    # flat bottom
+    me.validate()
+    return me
+
+
+def _seed_meshes(bpy: Any, kind: str, rng: np.random.Generator) -> list[Any]:
+    """Unit-radius seed shapes: icospheres with low-frequency bumps (more for pebbles)."""
+    bm_mod = __import__("bmesh")
+    out = []
+    amp = {"pebble": 0.12, "komwe": 0.03, "brown_seed": 0.02, "pale_bean": 0.02}[kind]
+    for v in range(N_VARIANTS):
+        me = bpy.data.meshes.new(f"seed{v}")
+        bm = bm_mod.new()
+        bm_mod.ops.create_icosphere(bm, subdivisions=3, radius=1.0)
+        bm.to_mesh(me)
+        bm.free()
+        co = np.zeros(len(me.vertices) * 3, dtype=np.float32)
+        me.vertices.foreach_get("co", co)
+        p = co.reshape(-1, 3)
+        k = rng.normal(0, 1, (4, 3))
+        bumps = sum(np.sin(p @ k[i] * 1.7 + i) for i in range(4)) / 4
+        p *= (1 + amp * bumps)[:, None]
+        if kind == "pale_bean":  # kidney dent on one side
+            p[:, 1] -= 0.12 * np.exp(-((p[:, 0] / 0.35) ** 2)) * (p[:, 1] > 0)
+        me.vertices.foreach_set("co", p.ravel())
+        me.polygons.foreach_set("use_smooth", np.ones(len(me.polygons), dtype=bool))
+        me.update()
+        out.append(me)
+    return out
+
+
+def _capsule_mesh(bpy: Any, name: str, a: np.ndarray, b: np.ndarray, r: float) -> Any:
+    """A capsule mesh object between ``a`` and ``b`` (world coordinates)."""
+    seg, ring = 24, 12
+    verts, faces = [], []
+    half = float(np.linalg.norm(b - a)) / 2
+    for i in range(ring * 2 + 1):
+        th = math.pi * i / (ring * 2)  # 0..pi
+        z = math.cos(th) * r + (half if i <= ring else -half)
+        rr = math.sin(th) * r
+        for j in range(seg):
+            ph = 2 * math.pi * j / seg
+            verts.append((rr * math.cos(ph), rr * math.sin(ph), z))
+    n_rows = ring * 2 + 1
+    for i in range(n_rows - 1):
+        for j in range(seg):
+            faces.append((i * seg + j, i * seg + (j + 1) % seg,
+                          (i + 1) * seg + (j + 1) % seg, (i + 1) * seg + j))
+    me = bpy.data.meshes.new(name)
+    me.from_pydata(verts, [], faces)
+    me.polygons.foreach_set("use_smooth", np.ones(len(me.polygons), dtype=bool))
+    me.update()
+    me.validate()
+    obj = bpy.data.objects.new(name, me)
+    axis = (b - a) / max(np.linalg.norm(b - a), 1e-9)
+    zaxis = np.array([0.0, 0.0, 1.0])
+    v = np.cross(zaxis, axis)
+    c = float(zaxis @ axis)
+    if np.linalg.norm(v) < 1e-9:
+        rot = np.eye(3) if c > 0 else np.diag([1.0, -1.0, -1.0])
+    else:
+        vx = np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
+        rot = np.eye(3) + vx + vx @ vx * (1 / (1 + c))
+    mw = np.eye(4)
+    mw[:3, :3] = rot
+    mw[:3, 3] = (a + b) / 2
+    obj.matrix_world = _mat(mw)
+    return obj
+
+
+def _mat(m: np.ndarray) -> Any:
+    from mathutils import Matrix
+
+    return Matrix([list(map(float, row)) for row in m])
+
+
+def _blackbody(kelvin: float) -> list[float]:
+    """Approximate sRGB colour of a black body (Tanner Helland's fit), 0..1."""
+    t = kelvin / 100.0
+    r = 1.0 if t <= 66 else min(1.0, 1.2929 * (t - 60) ** -0.1332)
+    g = (0.3901 * math.log(t) - 0.6318) if t <= 66 else 1.1299 * (t - 60) ** -0.0755
+    b = 1.0 if t >= 66 else (0.0 if t <= 19 else 0.5432 * math.log(t - 10) - 1.1962)
+    return [max(0.0, min(1.0, c)) for c in (r, g, b)]
+
+
+def _lights(bpy: Any, scene: Any, lp: dict[str, Any]) -> None:
+    from vision.synth.materials import linear
+
+    world = bpy.data.worlds.new("world")
+    scene.world = world
+    world.use_nodes = True
+    bg = world.node_tree.nodes["Background"]
+    kind = lp["kind"]
+    col = _blackbody(lp["temperature"])
+    az, el = math.radians(lp["azimuth"]), math.radians(lp["elevation"])
+    direction = np.array([math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), math.sin(el)])
+    k = float(lp["strength"])
+    amb = float(lp["ambient"])
+
+    def add(name: str, ltype: str, loc: np.ndarray, energy: float, color: list[float],
+            size: float = 0.0) -> Any:
+        data = bpy.data.lights.new(name, ltype)
+        data.energy = energy
+        data.color = linear(color)[:3]
+        if ltype == "SUN":
+            data.angle = size
+        elif ltype == "AREA":
+            data.shape = "RECTANGLE"
+            data.size, data.size_y = size, size * 1.4
+        else:
+            data.shadow_soft_size = size
+        obj = bpy.data.objects.new(name, data)
+        scene.collection.objects.link(obj)
+        obj.location = tuple(map(float, loc))
+        # aim -z at the origin
+        fwd = -loc / max(np.linalg.norm(loc), 1e-9)
+        right = np.cross(fwd, [0, 0, 1.0])
+        right = right / np.linalg.norm(right) if np.linalg.norm(right) > 1e-6 else np.array([1, 0, 0])
+        up = np.cross(right, fwd)
+        mw = np.eye(4)
+        mw[:3, :3] = np.stack([right, up, -fwd], axis=1)
+        mw[:3, 3] = loc
+        obj.matrix_world = _mat(mw)
+        return obj
+
+    sky = [0.6, 0.7, 0.9]
+    if kind == "sun":
+        add("sun", "SUN", direction * 10, 3.5 * k, col, math.radians(0.5 + 12 * lp["softness"]))
+        bg_col, bg_k = sky, 0.4 + amb
+    elif kind == "lamp":
+        loc = direction * (0.6 + 0.8 * lp["softness"])
+        add("lamp", "POINT", loc, 60 * k * (1 + float(np.linalg.norm(loc)) ** 2),
+            _blackbody(min(lp["temperature"], 4000)), 0.02 + 0.2 * lp["softness"])
+        bg_col, bg_k = _blackbody(3500), 0.05 + 0.3 * amb
+    elif kind == "window":
+        loc = np.array([direction[0], direction[1], 0.0])
+        loc = loc / max(np.linalg.norm(loc), 1e-9) * 2.0 + np.array([0, 0, 0.4 + direction[2]])
+        add("window", "AREA", loc, 900 * k, _blackbody(max(lp["temperature"], 5500)),
+            0.6 + 1.2 * lp["softness"])
+        bg_col, bg_k = [0.9, 0.9, 0.92], 0.1 + 0.4 * amb
+    elif kind == "coloured":
+        add("key", "POINT", direction * 1.0, 120 * k, [0.3 + 0.7 * c for c in lp["hue_a"]],
+            0.05 + 0.2 * lp["softness"])
+        d2 = np.array([-direction[0], -direction[1], direction[2]])
+        add("fill", "POINT", d2 * 1.2, 70 * k, [0.2 + 0.8 * c for c in lp["hue_b"]], 0.2)
+        bg_col, bg_k = [0.3 + 0.7 * c for c in lp["hue_b"]], 0.05 + 0.2 * amb
+    else:  # overcast: sky light only, soft, with a faint broad top light
+        add("top", "AREA", np.array([0.3, -0.2, 2.5]), 300 * k, [1, 1, 1], 2.5)
+        bg_col, bg_k = [0.85, 0.87, 0.9], 0.8 + amb
+    bg.inputs["Color"].default_value = linear(bg_col)
+    bg.inputs["Strength"].default_value = bg_k
+
+
+def _auto_exposure(bpy: Any, scene: Any, sensor: dict[str, Any], probe: Path) -> None:
+    """Meter like a camera: a tiny noisy render, then shift the exposure towards the
+    wanted mean brightness (``sensor['target_brightness']``, display values 0..1)."""
+    import cv2
+
+    cyc = scene.cycles
+    keep = (cyc.samples, cyc.use_denoising, scene.render.resolution_percentage)
+    cyc.samples, cyc.use_denoising, scene.render.resolution_percentage = 4, False, 12
+    for _ in range(2):
+        scene.render.filepath = str(probe)
+        bpy.ops.render.render(write_still=True)
+        img = cv2.imread(str(probe), cv2.IMREAD_GRAYSCALE)
+        if img is None:
+            raise OSError(f"cannot read the metering render {probe}")
+        mean = max(float(img.mean()) / 255.0, 0.01)
+        step = float(np.clip(2.2 * math.log2(sensor["target_brightness"] / mean), -4, 4))
+        scene.view_settings.exposure += step
+        if abs(step) < 0.25:
+            break
+    probe.unlink(missing_ok=True)
+    cyc.samples, cyc.use_denoising, scene.render.resolution_percentage = keep
+
+
+def _drop(objs: list[tuple[Seed, Any]], geom: BoardGeometry, piles: dict[str, float],
+          seed_r: float, rng: np.random.Generator) -> None:
+    """Place fresh seeds above their pit (or reserve spot) in random poses, ready to fall."""
+    for group in (*HOLES, *RESERVES):
+        items = [(s, o) for s, o in objs if s.group == group]
+        if not items:
+            continue
+        if group in RESERVES:
+            radius, z0 = 0.6 * math.sqrt(len(items)) * seed_r + seed_r, 0.0
+        else:  # big counts drop as a wider, lower mound instead of a tall column
+            radius = 0.55 * geom.pit_half_extent(group)
+            radius = max(radius, min(0.95 * geom.pit_half_extent(group),
+                                     seed_r * math.sqrt(len(items) / 2.5)))
+            z0 = geom.top_z
+        pts = _spawn_points(_group_centre(group, geom, piles), radius, z0, seed_r * 1.15,
+                            len(items), rng)
+        for (s, obj), p in zip(items, pts, strict=True):
+            obj.matrix_world = _mat(np.eye(4))
+            obj.location = tuple(map(float, p))
+            obj.rotation_euler = tuple(map(float, rng.uniform(0, 2 * math.pi, 3)))
+            obj.scale = tuple(seed_r * c for c in s.scale)
+
+
+def _settle(bpy: Any, scene: Any, board: Any, table: Any, active: list[Any],
+            passive: list[Any], frames: int) -> None:
+    """Run the rigid-body simulation for ``frames`` frames (board and table passive)."""
+    bpy.ops.rigidbody.world_add()
+    rbw = scene.rigidbody_world
+    rbw.substeps_per_frame = 12
+    rbw.solver_iterations = 10
+    rbw.point_cache.frame_start = 1
+    rbw.point_cache.frame_end = frames
+    scene.frame_start, scene.frame_end = 1, frames
+    coll = bpy.data.collections.new("RigidBodyWorld")
+    rbw.collection = coll
+    for obj in [board, table, *passive, *active]:
+        coll.objects.link(obj)
+    for obj, typ in ([(board, "PASSIVE"), (table, "PASSIVE")] + [(o, "PASSIVE") for o in passive]
+                     + [(o, "ACTIVE") for o in active]):
+        bpy.context.view_layer.objects.active = obj
+        if obj.rigid_body is None:
+            bpy.ops.rigidbody.object_add(type=typ)
+        rb = obj.rigid_body
+        rb.type = typ
+        rb.collision_shape = "MESH" if obj is board else ("BOX" if obj is table else "CONVEX_HULL")
+        rb.use_margin = True
+        rb.collision_margin = 0.0004
+        rb.friction = 0.9 if obj in (board, table) else 0.8
+        rb.restitution = 0.05
+        if typ == "ACTIVE":
+            rb.mass = 0.004
+            rb.linear_damping = 0.3
+            rb.angular_damping = 0.85
+            rb.use_deactivation = True
+    for f in range(1, frames + 1):
+        scene.frame_set(f)
+
+
+def render_frame(
+    params: dict[str, Any],
+    targets: dict[str, int],
+    out_png: str | Path,
+    *,
+    samples: int = 24,
+    threads: int = 0,
+    keep: list[Seed] | None = None,
+    hand: dict[str, Any] | None = None,
+    sim_frames: int = 36,
+    exact_tries: int = 1,
+    render: bool = True,
+) -> FrameResult:
+    """Render one image; returns the settled seeds with the group each one ended in.
+
+    ``targets`` maps each hole and ``reserve_south``/``reserve_north`` to a count.
+    Seeds in ``keep`` whose group still has its wanted count are reused in place
+    (passive during the simulation); all other groups are dropped afresh, up to
+    ``exact_tries`` times until no fresh seed rolls out of its group.
+    """
+    import time
+
+    import bpy
+
+    from vision.synth import materials
+
+    geom = BoardGeometry(**params["geometry"])
+    rng = np.random.default_rng(params["physics_seed"] + sum(targets.values()) * 7919
+                                + len(keep or []))
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    scene = bpy.context.scene
+    scene.render.engine = "CYCLES"
+    cyc = scene.cycles
+    cyc.device = "CPU"
+    cyc.samples = samples
+    cyc.use_adaptive_sampling = True
+    cyc.adaptive_threshold = 0.03
+    cyc.use_denoising = True
+    cyc.denoiser = "OPENIMAGEDENOISE"
+    cyc.denoising_prefilter = "NONE"
+    cyc.denoising_quality = "FAST"
+    cyc.max_bounces, cyc.diffuse_bounces, cyc.glossy_bounces = 3, 1, 1
+    cyc.transmission_bounces, cyc.transparent_max_bounces = 0, 2
+    cyc.caustics_reflective = cyc.caustics_refractive = False
+    cyc.seed = int(params["physics_seed"] % 100000)
+    cam_p = params["camera"]
+    scene.render.resolution_x, scene.render.resolution_y = cam_p["width"], cam_p["height"]
+    scene.render.resolution_percentage = int(params["sensor"].get("render_scale", 100))
+    if threads:
+        scene.render.threads_mode = "FIXED"
+        scene.render.threads = threads
+    scene.render.image_settings.file_format = "PNG"
+    scene.render.image_settings.color_mode = "RGB"
+    scene.view_settings.view_transform = params["sensor"]["view_transform"]
+    scene.view_settings.exposure = params["sensor"]["exposure"]
+    scene.render.fps = 24
+
+    # board, table
+    board = bpy.data.objects.new("board", _board_mesh(bpy, geom))
+    board.data.materials.append(materials.wood("wood", params["wood"]))
+    scene.collection.objects.link(board)
+    tme = bpy.data.meshes.new("table")
+    h = 3.0
+    tme.from_pydata([(-h, -h, -0.02), (h, -h, -0.02), (h, h, -0.02), (-h, h, -0.02),
+                     (-h, -h, 0), (h, -h, 0), (h, h, 0), (-h, h, 0)], [],
+                    [(4, 5, 6, 7), (3, 2, 1, 0), (0, 1, 5, 4), (1, 2, 6, 5), (2, 3, 7, 6),
+                     (3, 0, 4, 7)])
+    table = bpy.data.objects.new("table", tme)
+    table.data.materials.append(materials.table("table", params["table"]))
+    scene.collection.objects.link(table)
+
+    # camera
+    cam = camera_from_params(geom, cam_p)
+    cdata = bpy.data.cameras.new("cam")
+    cdata.lens = cam.focal_mm
+    cdata.sensor_width = cam.sensor_mm
+    cdata.sensor_fit = "HORIZONTAL"
+    cdata.clip_start = 0.01
+    cdata.clip_end = 50
+    cobj = bpy.data.objects.new("cam", cdata)
+    scene.collection.objects.link(cobj)
+    cobj.matrix_world = _mat(cam.matrix_world())
+    scene.camera = cobj
+    _lights(bpy, scene, params["light"])
+
+    # seeds
+    sp = params["seeds"]
+    seed_r = sp["diameter"] / 2
+    meshes = _seed_meshes(bpy, sp["kind"], np.random.default_rng(params["physics_seed"]))
+    smat = materials.seed("seed", sp)
+    for me in meshes:
+        me.materials.append(smat)
+    by_group: dict[str, list[Seed]] = {}
+    for s in keep or []:
+        by_group.setdefault(s.group, []).append(s)
+    seeds: list[Seed] = []
+    fresh: list[Seed] = []
+    for group in (*HOLES, *RESERVES):
+        want = int(targets.get(group, 0))
+        have = by_group.get(group, [])
+        if len(have) == want and all(s.matrix is not None for s in have):
+            seeds.extend(have)
+        else:
+            add = have[:want] + new_seeds(group, max(0, want - len(have)), sp["kind"], rng)
+            for s in add:
+                s.matrix = None
+            fresh.extend(add)
+    objs_fixed: list[tuple[Seed, Any]] = []
+    objs_new: list[tuple[Seed, Any]] = []
+    for s in seeds + fresh:
+        obj = bpy.data.objects.new("s", meshes[s.variant])
+        obj["seed_rand"] = s.rand
+        scene.collection.objects.link(obj)
+        (objs_new if s.matrix is None else objs_fixed).append((s, obj))
+    for s, obj in objs_fixed:
+        obj.matrix_world = _mat(np.array(s.matrix))
+    # drop the fresh seeds and let them settle; with exact_tries > 1, drop again
+    # (new random drop) while a seed ends anywhere but its own group
+    t_sim = time.monotonic()
+    proxy = None
+    if objs_new:
+        proxy = bpy.data.objects.new("board_proxy", _board_mesh(bpy, geom, 0.003))
+        scene.collection.objects.link(proxy)
+    for attempt in range(max(1, exact_tries) if objs_new else 0):
+        _drop(objs_new, geom, params["reserve_piles"], seed_r, rng)
+        _settle(bpy, scene, proxy, table, [o for _, o in objs_new], [o for _, o in objs_fixed],
+                sim_frames)
+        finals = [np.array(o.matrix_world) for _, o in objs_new]
+        bpy.ops.rigidbody.world_remove()
+        scene.frame_set(1)
+        for (s, o), m in zip(objs_new, finals, strict=True):
+            o.matrix_world = _mat(m)
+            s.matrix = [[round(float(v), 6) for v in row] for row in m]
+        where_new = assign_seeds(geom, np.array([m[:3, 3] for m in finals]),
+                                 np.full(len(finals), seed_r))
+        misplaced = sum(1 for (s, _o), w in zip(objs_new, where_new, strict=True)
+                        if not (w == s.group or (s.group in RESERVES and w is None)))
+        if misplaced == 0 or attempt == exact_tries - 1:
+            break
+    if proxy is not None:
+        bpy.data.objects.remove(proxy)
+    sim_seconds = time.monotonic() - t_sim
+
+    # where did each seed end up?
+    everything = objs_fixed + objs_new
+    centres = np.array([np.array(s.matrix)[:3, 3] for s, _ in everything]).reshape(-1, 3)
+    where = assign_seeds(geom, centres, np.full(len(everything), seed_r))
+    kept: list[Seed] = []
+    removed = 0
+    for (s, obj), w in zip(everything, where, strict=True):
+        if s.group in RESERVES and w is None:
+            kept.append(s)
+        elif w in HOLES:
+            s.group = w
+            kept.append(s)
+        else:  # between pits, off the board, or a reserve seed on the board
+            bpy.data.objects.remove(obj)
+            removed += 1
+
+    if hand is not None:
+        skin = materials.plain("skin", hand["skin"], 0.45, subsurface=0.0)
+        sleeve = materials.plain("sleeve", hand["sleeve"], 0.85)
+        for name, (a, b, r) in hand_capsules(geom, hand):
+            obj = _capsule_mesh(bpy, name, a, b, r)
+            obj.data.materials.append(skin)
+            scene.collection.objects.link(obj)
+            if name == "forearm":  # sleeve over the far part of the forearm
+                t0 = float(hand["sleeve_at"])
+                sa = a + (b - a) * t0
+                sl = _capsule_mesh(bpy, "sleeve", sa, b, r * 1.35)
+                sl.data.materials.append(sleeve)
+                scene.collection.objects.link(sl)
+            if name == "upper_arm":
+                obj.data.materials[0] = sleeve
+
+    t_render = time.monotonic()
+    if render:
+        scene.render.use_persistent_data = True
+        _auto_exposure(bpy, scene, params["sensor"], Path(str(out_png) + ".probe.png"))
+        cyc.samples = samples
+        scene.render.filepath = str(out_png)
+        bpy.ops.render.render(write_still=True)
+    return FrameResult(kept, removed, time.monotonic() - t_render, sim_seconds)
+

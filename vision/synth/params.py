@@ -1,0 +1,209 @@
+"""Random render parameters: wood, board, seeds, table, light, camera, hand, sensor.
+
+:func:`sample_params` draws one JSON-able parameter set from a NumPy generator,
+so an image is reproducible from its ``seed``. Colours are sRGB triples 0..1
+(converted to linear light by the renderer).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from vision.holes import HOLES
+from vision.synth.scene import BoardGeometry
+
+# name -> (light sRGB, dark sRGB): the two ends of the grain colour ramp
+WOODS: dict[str, tuple[tuple[float, float, float], tuple[float, float, float]]] = {
+    "pale": ((0.86, 0.72, 0.52), (0.66, 0.49, 0.30)),
+    "golden": ((0.78, 0.55, 0.30), (0.52, 0.31, 0.13)),
+    "red_mahogany": ((0.62, 0.32, 0.19), (0.38, 0.15, 0.08)),
+    "mid_brown": ((0.55, 0.36, 0.21), (0.30, 0.18, 0.09)),
+    "walnut": ((0.40, 0.26, 0.16), (0.20, 0.12, 0.07)),
+    "dark_stained": ((0.24, 0.15, 0.10), (0.10, 0.06, 0.04)),
+    "near_black": ((0.13, 0.10, 0.08), (0.05, 0.04, 0.035)),
+}
+SEED_KINDS = ("komwe", "brown_seed", "pebble", "pale_bean")
+TABLES = ("wood_table", "cloth", "concrete", "woven_mat", "painted", "tiles")
+LIGHTS = ("sun", "lamp", "window", "coloured", "overcast")
+CAMERA_SIDES = {"south": -90.0, "east": 0.0, "north": 90.0, "west": 180.0}
+
+
+def _jitter(rng: np.random.Generator, rgb: tuple[float, ...], amount: float) -> list[float]:
+    scale = 1 + rng.normal(0, amount)
+    return [round(float(np.clip(c * scale * (1 + rng.normal(0, amount / 3)), 0.01, 1)), 3)
+            for c in rgb]
+
+
+def _f(x: float, nd: int = 4) -> float:
+    return round(float(x), nd)
+
+
+def sample_geometry(rng: np.random.Generator) -> BoardGeometry:
+    """A random board: pitch 5.5..9 cm, pit radius 30..44 % of the pitch."""
+    px = rng.uniform(0.055, 0.09)
+    py = px * rng.uniform(0.85, 1.05)
+    pitch = min(px, py)
+    r = pitch * rng.uniform(0.30, 0.43)
+    return BoardGeometry(
+        pitch_x=_f(px), pitch_y=_f(py),
+        middle_gap=_f(rng.choice([0.0, rng.uniform(0.0, 0.03)])),
+        margin_x=_f(rng.uniform(1.2, 1.9) * r + 0.006),
+        margin_y=_f(rng.uniform(1.15, 1.7) * r + 0.005),
+        thickness=_f(rng.uniform(0.035, 0.08)),
+        pit_radius=_f(r),
+        pit_depth=_f(r * rng.uniform(0.45, 0.9)),
+        square_half=_f(min(r * rng.uniform(0.85, 1.0), pitch * 0.46)),
+        bevel=_f(rng.uniform(0.002, 0.009)),
+    )
+
+
+def sample_params(rng: np.random.Generator, width: int = 1280, height: int = 720,
+                  hand_prob: float = 0.2) -> dict[str, Any]:
+    """One full random parameter set (everything except the seed counts)."""
+    geom = sample_geometry(rng)
+    wood_name = str(rng.choice(list(WOODS)))
+    light_c, dark_c = WOODS[wood_name]
+    wood = {
+        "kind": wood_name,
+        "light": _jitter(rng, light_c, 0.08),
+        "dark": _jitter(rng, dark_c, 0.08),
+        "grain_scale": _f(rng.uniform(1.5, 6), 2),
+        "grain_distortion": _f(rng.uniform(1, 5), 2),
+        "streak_scale": _f(rng.uniform(40, 120), 1),
+        "roughness": _f(rng.uniform(0.25, 0.7), 2),
+        "varnish": _f(rng.choice([0.0, rng.uniform(0.05, 0.3)]), 2),
+        "pit_darkening": _f(rng.uniform(0.35, 0.75), 2),
+        "bump": _f(rng.uniform(0.05, 0.3), 2),
+    }
+    kind = str(rng.choice(SEED_KINDS, p=[0.4, 0.2, 0.2, 0.2]))
+    seed_d = 2 * geom.pit_radius * rng.uniform(0.27, 0.38)
+    base = {
+        "komwe": [rng.uniform(0.42, 0.62)] * 3,
+        "brown_seed": [rng.uniform(0.35, 0.55), rng.uniform(0.18, 0.28), rng.uniform(0.08, 0.14)],
+        "pebble": [rng.uniform(0.45, 0.7), rng.uniform(0.42, 0.62), rng.uniform(0.38, 0.55)],
+        "pale_bean": [rng.uniform(0.85, 0.95), rng.uniform(0.8, 0.9), rng.uniform(0.65, 0.8)],
+    }[kind]
+    if kind == "komwe":  # grey with a faint green or brown cast
+        base = [base[0] * rng.uniform(0.92, 1.0), base[1], base[2] * rng.uniform(0.88, 1.0)]
+    seeds = {
+        "kind": kind,
+        "diameter": _f(seed_d),
+        "color": [_f(c, 3) for c in base],
+        "color_variation": _f(rng.uniform(0.05, 0.3), 2),
+        "roughness": _f({"komwe": 0.3, "brown_seed": 0.25, "pebble": 0.7, "pale_bean": 0.45}[kind]
+                        * rng.uniform(0.7, 1.3), 2),
+    }
+    table = {
+        "kind": str(rng.choice(TABLES)),
+        "color": _muted(rng),
+        "color2": _muted(rng),
+        "scale": _f(rng.uniform(2, 12), 2),
+    }
+    lk = str(rng.choice(LIGHTS, p=[0.25, 0.2, 0.25, 0.12, 0.18]))
+    light = {
+        "kind": lk,
+        "azimuth": _f(rng.uniform(0, 360), 1),
+        "elevation": _f(rng.uniform(15, 60), 1),
+        "softness": _f(rng.uniform(0, 1), 2),  # 0 harsh .. 1 soft shadows
+        "temperature": _f(rng.uniform(2600, 7500), 0),
+        "strength": _f(rng.uniform(0.7, 1.4), 2),
+        "ambient": _f(rng.uniform(0.05, 0.6), 2),
+        "hue_a": [_f(c, 3) for c in rng.uniform(0, 1, 3)],
+        "hue_b": [_f(c, 3) for c in rng.uniform(0, 1, 3)],
+    }
+    side = str(rng.choice(list(CAMERA_SIDES), p=[0.4, 0.2, 0.2, 0.2]))
+    camera = {
+        "side": side,
+        "azimuth": _f(CAMERA_SIDES[side] + rng.uniform(-20, 20), 2),
+        "elevation": _f(rng.uniform(45, 90), 2),
+        "roll": _f(rng.normal(0, 3), 2),
+        "focal_mm": _f(rng.uniform(20, 50), 2),
+        "fill": _f(rng.uniform(0.62, 0.93), 3),
+        "target_offset": [_f(rng.normal(0, 0.02)), _f(rng.normal(0, 0.02))],
+        "width": int(width),
+        "height": int(height),
+    }
+    sensor = {
+        "exposure": _f(rng.normal(0, 0.35), 2),
+        "target_brightness": _f(rng.uniform(0.3, 0.52), 3),
+        "noise_sigma": _f(rng.uniform(0.5, 5.0), 2),
+        "blur_sigma": _f(rng.choice([0.0, rng.uniform(0.3, 1.0)]), 2),
+        "vignette": _f(rng.uniform(0, 0.35), 2),
+        "jpeg_quality": int(rng.integers(68, 93)),
+        "render_scale": 60,
+        "view_transform": str(rng.choice(["AgX", "Filmic", "Standard"], p=[0.5, 0.3, 0.2])),
+    }
+    hand = None
+    if rng.random() < hand_prob:
+        hand = sample_hand(rng)
+    return {"geometry": geom.__dict__.copy(), "wood": wood, "seeds": seeds, "table": table,
+            "light": light, "camera": camera, "sensor": sensor, "hand": hand,
+            "reserve_piles": {"south_x": _f(rng.uniform(0.05, 0.4)),
+                              "north_x": _f(rng.uniform(0.05, 0.4)),
+                              "gap": _f(rng.uniform(0.03, 0.10))},
+            "physics_seed": int(rng.integers(0, 2**31 - 1))}
+
+
+def sample_hand(rng: np.random.Generator, pit: str | None = None,
+                side: str | None = None) -> dict[str, Any]:
+    """A hand reaching from ``side`` (south|north) towards ``pit`` (random when None)."""
+    return {
+        "side": side or str(rng.choice(["south", "north"])),
+        "pit": pit or str(rng.choice(HOLES)),
+        "height": _f(rng.uniform(0.03, 0.12)),
+        "yaw": _f(rng.normal(0, 20), 1),
+        "size": _f(rng.uniform(0.9, 1.15), 3),
+        "spread": _f(rng.uniform(0, 1), 2),
+        "skin": [_f(c, 3) for c in _skin(rng)],
+        "sleeve": [_f(c, 3) for c in rng.uniform(0.05, 0.85, 3)],
+        "sleeve_at": _f(rng.uniform(0.35, 0.7), 2),
+    }
+
+
+def _muted(rng: np.random.Generator) -> list[float]:
+    """A household colour: mostly greys, browns and faded tints."""
+    grey = rng.uniform(0.12, 0.8)
+    tint = rng.uniform(-1, 1, 3) * rng.uniform(0.0, 0.18)
+    return [_f(np.clip(grey + t, 0.03, 0.95), 3) for t in tint]
+
+
+def _skin(rng: np.random.Generator) -> np.ndarray:
+    t = rng.uniform(0, 1)
+    dark = np.array([0.28, 0.17, 0.11])
+    light = np.array([0.87, 0.68, 0.56])
+    return dark + (light - dark) * t
+
+
+def sample_counts(rng: np.random.Generator) -> dict[str, Any]:
+    """Random plausible seed counts: 64 seeds between the pits and two reserves.
+
+    A third of the draws hold a heap of 20..30 seeds in one pit.
+    """
+    mode = rng.random()
+    if mode < 0.08:
+        counts = dict.fromkeys(HOLES, 0) | {"A5": 6, "A6": 2, "A7": 2, "a5": 6, "a6": 2, "a7": 2}
+        return {"counts": counts, "reserves": {"south": 22, "north": 22},
+                "nyumba_owned": {"south": True, "north": True}, "to_move": "south"}
+    if rng.random() < 0.45:
+        rs = rn = 0
+    else:
+        rs = int(rng.integers(0, 22))
+        rn = max(0, rs - int(rng.integers(0, 2)))
+    on_board = 64 - rs - rn
+    counts = dict.fromkeys(HOLES, 0)
+    if rng.random() < 0.35:
+        heap = int(rng.integers(20, 31))
+        heap = min(heap, on_board)
+        counts[str(rng.choice(HOLES))] = heap
+        on_board -= heap
+    alpha = rng.uniform(0.15, 1.2)
+    share = rng.dirichlet(np.full(32, alpha))
+    extra = rng.multinomial(on_board, share)
+    for name, k in zip(HOLES, extra, strict=True):
+        counts[name] += int(k)
+    owned = {"south": bool(counts["A5"] > 0 and rng.random() < 0.6),
+             "north": bool(counts["a5"] > 0 and rng.random() < 0.6)}
+    return {"counts": counts, "reserves": {"south": rs, "north": rn}, "nyumba_owned": owned,
+            "to_move": str(rng.choice(["south", "north"]))}
