@@ -24,6 +24,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from conftest import ScriptedRecognizer
 
 from vision.motion import MotionConfig
 from webui.app import create_app
@@ -131,3 +132,77 @@ def test_fake_camera_game_is_logged_move_by_move(tmp_path: Path) -> None:
 
 def get_game_moves(app, game_id: int) -> list[dict]:
     return app.test_client().get(f"/api/games/{game_id}").get_json()["moves"]
+
+
+class LookupRecognizer(ScriptedRecognizer):
+    """Stand-in reader for camera frames: the registered frame nearest to the picture."""
+
+    def __call__(self, image: np.ndarray, south: str = "bottom", profile=None):  # type: ignore[override]
+        small = cv2.resize(image, (160, 90), interpolation=cv2.INTER_AREA).astype(int)
+        refs = [cv2.resize(self.images[c], (160, 90), interpolation=cv2.INTER_AREA).astype(int)
+                for c in range(len(self.boards))]
+        code = int(np.argmin([np.abs(ref - small).mean() for ref in refs])) + 1
+        labelled = self.images[code - 1].copy()
+        return super().__call__(labelled, south, profile)
+
+    def frame(self, board, hand: bool = False, misread=None) -> np.ndarray:  # type: ignore[override]
+        image = super().frame(board, hand=hand, misread=misread)
+        self.__dict__.setdefault("images", []).append(image)
+        return image
+
+
+def test_browser_camera_path_with_a_stand_in_reader(tmp_path: Path) -> None:
+    """The page's camera path (getUserMedia, posting, settling, logging) without the vision."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian chromium is not installed (apt-get install chromium chromium-driver)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright's Python package is not installed")
+    from werkzeug.serving import make_server
+
+    from engine import Position
+
+    reader = LookupRecognizer()
+    pos = Position.start()
+    truth: list[str] = []
+    shots = [(reader.frame(pos), 2.5)]
+    for _ in range(5):
+        move = pos.legal_moves[-1]
+        truth.append(pos.notation(move))
+        shots.append((reader.frame(pos, hand=True), 0.5))
+        pos.push(move)
+        shots.append((reader.frame(pos), 2.5))
+    video = tmp_path / "blocks.y4m"
+    with video.open("wb") as f:
+        f.write(f"YUV4MPEG2 W320 H180 F{FPS}:1 Ip A1:1 C420jpeg\n".encode())
+        for image, hold in shots + shots[-1:]:
+            big = cv2.resize(image, (320, 180), interpolation=cv2.INTER_NEAREST)
+            data = cv2.cvtColor(big, cv2.COLOR_BGR2YUV_I420).tobytes()
+            for _ in range(round(hold * FPS)):
+                f.write(b"FRAME\n" + data)
+
+    app = create_app({"DATABASE": f"sqlite:///{tmp_path / 'stand_in.sqlite'}", "RECOGNIZER": reader,
+                      "MOTION": MotionConfig(settle_seconds=0.8)}, instance_path=str(tmp_path / "instance"))
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{server.server_port}"
+    try:
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM,
+                                        args=FLAGS + [f"--use-file-for-fake-video-capture={video}"])
+            page = browser.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.goto(f"{base}/?camera=browser")
+            deadline = time.monotonic() + 90
+            while time.monotonic() < deadline and get_json(f"{base}/api/live")["ply"] < len(truth):
+                time.sleep(0.5)
+            page.wait_for_function(f"document.querySelectorAll('#move-list li').length >= {(len(truth) + 1) // 2}")
+            shown = page.locator("#move-list").inner_text()
+            browser.close()
+    finally:
+        server.shutdown()
+        thread.join(timeout=5)
+    state = app.test_client().get("/api/live").get_json()
+    assert not errors, errors
+    assert [m["move"] for m in state["moves"]] == truth
+    assert all(m in shown for m in truth)
