@@ -8,7 +8,7 @@ as soon as it finishes, keeping the other sections' earlier figures):
 - ``MATCH`` names such as ``ai:1-random``: a match between two players of
   ``engine.players.make_player`` (``ai:SECONDS``, ``ai:nNODES``, ``random``,
   ``greedy``, ``...@weights.json``), alternating sides, pairs of games from
-  the start and from random openings (1-4 random moves).
+  the start and from random openings (1-6 random moves).
 
 Run on one core, in the background (these take minutes to an hour)::
 
@@ -94,7 +94,7 @@ def match(spec: str, seed: int) -> dict[str, Any]:
             flush=True,
         )
 
-    result = run_match(a, b, int(games), Position.start(), opening_plies=4, seed=seed)
+    result = run_match(a, b, int(games), Position.start(), opening_plies=6, seed=seed)
     out = result.to_json()
     for p in (a, b):
         if isinstance(p, SearchPlayer) and p.seconds > 0:

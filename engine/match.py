@@ -102,6 +102,7 @@ class MatchResult:
             "a_score": round(self.a_score, 4),
             "ci95": [round(lo, 4), round(hi, 4)],
             "seconds": round(self.seconds, 1),
+            "distinct_games": len({tuple(g.opening + g.moves) for g in self.games}),
         }
 
 
@@ -171,6 +172,10 @@ def run_match(
             k = 0 if i == 0 or opening_plies <= 0 else rng.randint(1, opening_plies)
             opening = random_opening(start, k, rng)
         south, north = (a, b) if i % 2 == 0 else (b, a)
+        for player in (a, b):
+            new_game = getattr(player, "new_game", None)
+            if new_game is not None:
+                new_game(i)
         game = play_game(south, north, start, opening, max_plies)
         result.games.append(game)
         if progress is not None:

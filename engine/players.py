@@ -1,6 +1,7 @@
 """Players for matches and benchmarks: random, greedy and the search.
 
-A player is any object with a ``name`` and ``choose(position) -> Move``.
+A player is any object with a ``name`` and ``choose(position) -> Move``
+(and optionally ``new_game(index)``, called before each game of a match).
 :func:`make_player` builds one from the text used by ``bao match``:
 
 - ``random`` - a uniformly random legal move;
@@ -89,6 +90,11 @@ class SearchPlayer:
         self.name = name or (f"ai:{time_limit:g}s" if node_limit is None else f"ai:n{node_limit}")
         self.nodes = 0
         self.seconds = 0.0
+        self._base_seed = seed
+
+    def new_game(self, index: int) -> None:
+        """Vary the tie-breaking seed from game to game (matches call this)."""
+        self.seed = self._base_seed + index
 
     def choose(self, position: Any) -> Any:
         from engine.search import best_move
