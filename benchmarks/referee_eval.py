@@ -57,7 +57,9 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
     cv2.setNumThreads(1)
     source = GameSequenceSource(folder, fps=args.fps, settled_hold=args.settled_hold,
                                 moving_hold=args.moving_hold, realtime=False)
-    truth: list[str] = list(source.game["moves"])
+    # the moves the frames show (a sequence may stop before the game's end)
+    shown = max(int(e["after_move"]) for e in source.entries)
+    truth: list[str] = list(source.game["moves"])[:shown]
     live = LiveReferee(GameStore("sqlite://:memory:"), recognize,
                        motion=MotionConfig(settle_seconds=args.settle))
     live.south_side = source.south_side
