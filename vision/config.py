@@ -24,11 +24,20 @@ class LocateConfig:
     canny_high: int = 90
     close_px: int = 7  # closing kernel joining board edges in the edge segmentation
     open_px: int = 9  # opening kernel detaching reserve seeds from the board blob
-    kmeans_k: tuple[int, ...] = (2, 3)  # colour clusters tried for the colour segmentation
+    kmeans_k: tuple[int, ...] = (3, 4)  # colour clusters tried for the colour segmentation
+    cluster_width_px: int = 160  # image width for the k-means colour clustering
+    cluster_lab_weights: tuple[float, float, float] = (0.5, 1.5, 1.5)  # L, a, b
     approx_eps_frac: tuple[float, ...] = (0.02, 0.04, 0.07)  # of the contour perimeter
     max_candidates: int = 24  # quads scored by the grid fit
-    min_grid_score: float = -0.2  # quick fixed-layout score: candidates below are dropped
-    finalists: int = 4  # best quick-scored candidates re-ranked by the free lattice search
+    pit_radii_px: tuple[int, ...] = (5, 8, 12)  # pit sizes (work scale) for the pit masks
+    pit_percentile: float = 85.0  # pit mask: ring response above this percentile
+    pit_region_expand: float = 1.15  # pit-lattice quad -> board quad (margins)
+    min_side_ratio: float = 1.15  # long / short side in the image, plausible boards
+    max_side_ratio: float = 5.0
+    same_quad_frac: float = 0.035  # quads whose corners all agree within this / diagonal are one
+    finalists: int = 6  # quads with the strongest outlines scored by the lattice search
+    both_axes_below: float = 1.35  # long/short below this: try both long-axis hypotheses
+    min_quick_lattice: float = 2.0  # weaker pits' response / mean below this -> BoardNotFound
     refine_edge_band_px: float = 3.0  # work-scale band around each side searched by the line refit
 
 
@@ -42,7 +51,7 @@ class RectifyConfig:
     max_aspect: float = 3.3
     score_width_px: int = 160  # small canonical view used to score candidates
     lattice_width_px: int = 200  # view width for re-ranking located candidates
-    pad_frac: float = 0.08  # surroundings kept around the board in the view / width
+    pad_frac: float = 0.12  # surroundings kept around the board in the view / width
 
 
 @dataclass(frozen=True)
@@ -66,10 +75,12 @@ class GridConfig:
     gap_max: float = 0.6  # extra gap between rows 2 and 3 / column pitch
     ring_width_frac: float = 0.05  # ring template width / pitch
     search_radius_fracs: tuple[float, ...] = (0.26, 0.34, 0.42, 0.50)  # ring radii / pitch, lattice search
+    quick_radius_fracs: tuple[float, ...] = (0.30, 0.40)  # ring radii / pitch, ranking quads
     radius_fracs: tuple[float, ...] = (0.24, 0.27, 0.30, 0.33, 0.36, 0.39, 0.42, 0.45)  # pit radius / x pitch
     cell_ratio: float = 0.95  # typical row pitch / column pitch of a board (0.85..1.05)
     anisotropy_steps: tuple[float, ...] = (0.88, 0.94, 1.0, 1.06, 1.12)  # x the pitch-ratio guess
-    min_lattice_score: float = 4.0  # lattice comb response / mean response below -> no board
+    score_quantile: float = 0.4  # board score: this quantile of the 32 pits' response (a hand may hide some)
+    min_lattice_score: float = 2.0  # weaker pits' ring response / mean below -> no board
     search_frac: float = 0.22  # refine each centre within +/- this share of the pitch
     ring_width_px: float = 3.0  # width of the rim ring template (canonical px)
     min_inliers: int = 10  # pits agreeing with the lattice fit needed to trust it

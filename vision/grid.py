@@ -199,7 +199,7 @@ def board_edges(canonical: np.ndarray, grid: PitGrid, cfg: GridConfig = DEFAULT.
                 else:
                     lo, hi = int(x + 1.15 * rx + cfg.edge_gap_frac * px) + 1, w
                     prof, pos = strip[lo:hi], np.arange(lo, hi)
-            if len(prof) < 3:
+            if len(prof) < 3 or len(pos) != len(prof):
                 continue
             strong = np.flatnonzero(prof >= cfg.edge_strength * prof.max())
             k = int(strong[0])

@@ -28,6 +28,8 @@ from vision.config import DEFAULT, GridConfig
 
 #: weight of the strongest response just outside a comb (see _comb)
 OUTSIDE_WEIGHT = 0.5
+#: penalty (x profile std) per squared pitch of a comb's middle off the board's middle
+CENTRE_WEIGHT = 2.0
 
 
 @dataclass
@@ -57,12 +59,13 @@ def ring_kernel(rx: float, ry: float, width: float) -> np.ndarray:
 
 
 def _comb(profile: np.ndarray, n: int, pitches: np.ndarray, gaps: np.ndarray | None = None,
-          starts: np.ndarray | None = None) -> tuple[float, float, float, float]:
+          starts: np.ndarray | None = None, centre: float | None = None) -> tuple[float, float, float, float]:
     """Best n-point comb on a 1-D profile: (start, pitch, gap, mean value at the points).
 
     With ``gaps``, points n/2.. are shifted by the gap (the middle of the board).
     Vectorised over pitches and starts (default: every whole px); one pass per gap.
-    Positions are linearly interpolated.
+    Positions are linearly interpolated. With ``centre``, combs whose middle is
+    off that point lose (boards are symmetric; a comb one pit off is penalised).
     """
     size = len(profile)
     prof = np.concatenate([profile.astype(np.float64), [-1e9, -1e9]])
@@ -83,6 +86,10 @@ def _comb(profile: np.ndarray, n: int, pitches: np.ndarray, gaps: np.ndarray | N
         inside = np.where(bad[..., :n], -1e9, inside)
         outside = np.where(bad[..., n:], 0.0, outside)
         vals = inside.mean(axis=2) - OUTSIDE_WEIGHT * outside.max(axis=2)
+        if centre is not None:
+            mid = st[None, :] + pitches[:, None] * (n - 1) / 2 + gap / 2
+            off = (mid - centre) / pitches[:, None]
+            vals = vals - CENTRE_WEIGHT * float(np.std(profile)) * off**2
         k = np.unravel_index(int(np.argmax(vals)), vals.shape)
         if vals[k] > best[3]:
             best = (float(st[k[1]]), float(pitches[k[0]]), float(gap), float(vals[k]))
@@ -90,7 +97,8 @@ def _comb(profile: np.ndarray, n: int, pitches: np.ndarray, gaps: np.ndarray | N
 
 
 def _refine_comb(profile: np.ndarray, n: int, start: float, pitch: float, gap: float,
-                 dp: float, dg: float, with_gap: bool) -> tuple[float, float, float, float]:
+                 dp: float, dg: float, with_gap: bool, centre: float | None = None,
+                 ) -> tuple[float, float, float, float]:
     """Sub-pixel polish of a comb found on a coarse grid."""
     pitches = pitch + np.linspace(-dp, dp, 9)
     gaps = None
@@ -98,7 +106,7 @@ def _refine_comb(profile: np.ndarray, n: int, start: float, pitch: float, gap: f
         gaps = gap + np.linspace(-dg, dg, 5)
         gaps = gaps[gaps >= 0]
     starts = start + np.arange(-2.0, 2.01, 0.25)
-    return _comb(profile, n, pitches, gaps, starts)
+    return _comb(profile, n, pitches, gaps, starts, centre)
 
 
 def _ellipse_score(blurred: np.ndarray, pts: np.ndarray, rx: float, ry: float, slack: int) -> float:
@@ -139,34 +147,43 @@ def fit_lattice(mag: np.ndarray, cfg: GridConfig = DEFAULT.grid, board_width: fl
     box = int(p0) | 1
     band_rows = slice(int(0.06 * sh), int(0.94 * sh))
     best = None
-    for k in cfg.search_radius_fracs:
+    radii = cfg.quick_radius_fracs if quick else cfg.search_radius_fracs
+    pitches = np.linspace(p_lo, p_hi, 16 if quick else 28)
+    for k in radii:
         ring = ring_kernel(k * p0, k * p0, max(1.0, cfg.ring_width_frac * p0 * 1.5))
         r = cv2.filter2D(small, -1, ring, borderType=cv2.BORDER_CONSTANT)
         hp = np.maximum(r - cv2.blur(r, (box, box)), 0)
-        x0, px, _, v = _comb(hp[band_rows].mean(axis=0), cfg.cols, np.linspace(p_lo, p_hi, 28))
+        x0, px, _, v = _comb(hp[band_rows].mean(axis=0), cfg.cols, pitches, centre=sw / 2)
         v /= float(hp.mean()) + 1e-6
         if best is None or v > best[0]:
             best = (v, hp, x0, px)
-    _, resp, x0, px = best
+    v, resp, x0, px = best
     # row profile sampled on the found columns (max within a few px of each)
     cols = np.clip(np.round(x0 + px * np.arange(cfg.cols)).astype(int), 0, sw - 1)
     half = max(1, int(0.05 * px))
     prof_y = np.mean([resp[:, max(c - half, 0) : c + half + 1].max(axis=1) for c in cols], axis=0)
     gstep = max(1.0, 0.05 * px)
     gaps = np.arange(0.0, cfg.gap_max * px + 0.5, gstep)
-    y0, py, gap, _ = _comb(prof_y, cfg.rows, np.linspace(cfg.row_pitch_min * px, cfg.row_pitch_max * px, 24), gaps)
-    y0, py, gap, _ = _refine_comb(prof_y, cfg.rows, y0, py, gap, 0.02 * px, gstep, True)
+    y0, py, gap, _ = _comb(prof_y, cfg.rows, np.linspace(cfg.row_pitch_min * px, cfg.row_pitch_max * px, 24),
+                           gaps, centre=sh / 2)
+    y0, py, gap, _ = _refine_comb(prof_y, cfg.rows, y0, py, gap, 0.02 * px, gstep, True, centre=sh / 2)
     ys = y0 + py * np.arange(cfg.rows) + np.where(np.arange(cfg.rows) >= cfg.rows // 2, gap, 0.0)
     # and the columns again, sampled on the found rows
     rows = np.clip(np.round(ys).astype(int), 0, sh - 1)
     hy = max(1, int(0.05 * py))
     prof_x = np.mean([resp[max(r - hy, 0) : r + hy + 1].max(axis=0) for r in rows], axis=0)
-    x0, px, _, val = _refine_comb(prof_x, cfg.cols, x0, px, 0.0, 0.04 * px, 0.0, False)
+    x0, px, _, val = _refine_comb(prof_x, cfg.cols, x0, px, 0.0, 0.04 * px, 0.0, False, centre=sw / 2)
+    # the board score: how strong the weaker pits of the lattice are (a textured
+    # table can line up a comb along one axis, not 32 ring-shaped points)
+    gx = np.clip(np.round(x0 + px * np.arange(cfg.cols)).astype(int), 0, sw - 1)
+    gy = np.clip(np.round(ys).astype(int), 0, sh - 1)
+    peak = cv2.dilate(resp, np.ones((3, 3), np.uint8))
+    at = peak[np.ix_(gy, gx)].ravel()
+    score = float(np.quantile(at, cfg.score_quantile) / (resp.mean() + 1e-6))
     xs = (x0 + px * np.arange(cfg.cols)) / f
     ys = ys / f
     px, py = px / f, py / f
-    score = float(val / (resp.mean() + 1e-6))
-    if quick:
+    if quick:  # ranking candidate quads needs only the score
         return Lattice(xs, ys, cfg.pit_radius_frac * px, 1.0, score)
     pts = np.stack(np.meshgrid(xs, ys), -1).reshape(-1, 2)
     slack = max(1, int(0.03 * px))

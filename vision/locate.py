@@ -33,8 +33,8 @@ import numpy as np
 from vision.config import DEFAULT, VisionConfig
 from vision.errors import BoardNotFound
 from vision.grid import gradient_magnitude, grid_score
-from vision.lattice import fit_lattice
-from vision.rectify import canonical_size, homography, order_clockwise
+from vision.lattice import fit_lattice, ring_kernel
+from vision.rectify import canonical_size, homography, long_axis_first, order_clockwise
 
 
 @dataclass
@@ -71,6 +71,54 @@ def _masks(small: np.ndarray, cfg: VisionConfig) -> list[tuple[str, np.ndarray]]
     cv2.drawContours(filled, cnts, -1, 255, -1)
     out.append(("edges", filled))
     return out
+
+
+def _cluster_masks(small: np.ndarray, cfg: VisionConfig) -> list[tuple[str, np.ndarray]]:
+    """One mask per colour cluster (k-means in Lab, chroma weighted over lightness so
+    that light gradients on the table matter less than the wood's colour)."""
+    lc = cfg.locate
+    h, w = small.shape[:2]
+    tiny = cv2.resize(small, (lc.cluster_width_px, max(8, int(round(lc.cluster_width_px * h / w)))),
+                      interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(cv2.GaussianBlur(tiny, (3, 3), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
+    feat = (lab.reshape(-1, 3) * np.float32(lc.cluster_lab_weights)).astype(np.float32)
+    crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 1.0)
+    out = []
+    for k in lc.kmeans_k:
+        cv2.setRNGSeed(12345)  # deterministic clustering
+        _, lbl, _ = cv2.kmeans(feat, k, None, crit, 2, cv2.KMEANS_PP_CENTERS)
+        lbl = lbl.reshape(tiny.shape[:2])
+        for c in range(k):
+            m = (lbl == c).astype(np.uint8) * 255
+            out.append((f"kmeans{k}.{c}", cv2.resize(m, (w, h), interpolation=cv2.INTER_NEAREST)))
+    return out
+
+
+def _pit_masks(grey: np.ndarray, cfg: VisionConfig) -> list[tuple[str, np.ndarray]]:
+    """Where the pits are: ring-shaped edge energy (ring filter minus its local
+    mean) at a few pit sizes, thresholded and closed so that neighbouring pits
+    join into one region covering the pit lattice. Independent of the table's and
+    the board's colours."""
+    lc = cfg.locate
+    mag = edge_magnitude(grey)
+    mag = mag / (float(np.percentile(mag, 90)) + 1e-3)
+    out = []
+    for r in lc.pit_radii_px:
+        ring = ring_kernel(r, r, max(1.0, 0.2 * r))
+        resp = cv2.filter2D(mag, -1, ring, borderType=cv2.BORDER_CONSTANT)
+        box = int(3 * r) | 1
+        hp = resp - cv2.blur(resp, (box, box))
+        thr = float(np.percentile(hp, lc.pit_percentile))
+        m = (hp > max(thr, 0)).astype(np.uint8) * 255
+        k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(3.2 * r) | 1, int(3.2 * r) | 1))
+        m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, k)
+        out.append((f"pits{r}", m))
+    return out
+
+
+def _expand(q: np.ndarray, f: float) -> np.ndarray:
+    c = q.mean(axis=0)
+    return c + (q - c) * f
 
 
 def _best_four(hull: np.ndarray) -> np.ndarray | None:
@@ -143,13 +191,32 @@ def edge_magnitude(grey: np.ndarray) -> np.ndarray:
     return cv2.magnitude(gx, gy)
 
 
+def _board_shaped(q: np.ndarray, cfg: VisionConfig) -> bool:
+    """Side-length ratio of a plausible board seen from 45 degrees to straight down."""
+    s = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
+    ratio = max(s[0] + s[2], s[1] + s[3]) / max(min(s[0] + s[2], s[1] + s[3]), 1e-6)
+    return cfg.locate.min_side_ratio <= ratio <= cfg.locate.max_side_ratio
+
+
+def _outline_contrast(mag: np.ndarray, q: np.ndarray) -> float:
+    """Mean gradient magnitude along the quad's outline (boards have a clear outline)."""
+    pts = np.concatenate([np.linspace(q[i], q[(i + 1) % 4], 40) for i in range(4)]).astype(np.float32)
+    vals = cv2.remap(mag, pts[:, 0].reshape(1, -1), pts[:, 1].reshape(1, -1), cv2.INTER_LINEAR)
+    return float(vals.mean())
+
+
 def _lattice_score(small: np.ndarray, quad: np.ndarray, cfg: VisionConfig) -> tuple[float, np.ndarray]:
-    """Free-lattice score (either long-axis hypothesis) of a quad, and the quad rolled to it."""
+    """Free-lattice score of a quad and the quad rolled so side 0->1 runs along the
+    8 columns; both long-axis hypotheses are tried only when the quad's sides are
+    of similar length in the image."""
     rc = cfg.rectify
     w, h = canonical_size(rc.default_aspect, rc, rc.lattice_width_px)
     pad = int(rc.pad_frac * w)
+    quad = long_axis_first(quad)
+    s = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    rolls = (0, 1) if (s[0] + s[2]) < cfg.locate.both_axes_below * (s[1] + s[3]) else (0,)
     best, best_q = -1.0, quad
-    for roll in (0, 1):
+    for roll in rolls:
         q = np.roll(quad, -roll, axis=0)
         view = cv2.warpPerspective(small, homography(q, (w, h), pad), (w + 2 * pad, h + 2 * pad),
                                    flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
@@ -207,34 +274,35 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
     scale = min(1.0, lc.work_long_side_px / max(h, w))
     small = cv2.resize(image, (int(round(w * scale)), int(round(h * scale))), interpolation=cv2.INTER_AREA)
     small_mag = edge_magnitude(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY))
+    diag = float(np.hypot(*small.shape[:2]))
     seen: list[np.ndarray] = []
     scored: list[tuple[float, np.ndarray, str]] = []
-    for name, mask in _masks(small, cfg):
+    sources = [(n, m, 1.0) for n, m in _masks(small, cfg)]
+    sources += [(n, m, 1.0) for n, m in _cluster_masks(small, cfg)]
+    for name, mask, grow in sources:
         for quad in _candidates(mask, cfg):
-            q = order_clockwise(quad)
-            if not _valid(q, cfg) or any(np.abs(q - s).max() < 3 for s in seen):
+            q = order_clockwise(_expand(quad, grow) if grow != 1.0 else quad)
+            if not _valid(q, cfg) or not _board_shaped(q, cfg):
+                continue
+            if grow == 1.0:
+                q = refine_sides(small_mag, q, band=lc.refine_edge_band_px)
+            if any(np.abs(q - s).max() < lc.same_quad_frac * diag for s in seen):
                 continue
             seen.append(q)
-            q = refine_sides(small_mag, q, band=lc.refine_edge_band_px)
-            s, q2 = _score_quad(small, q, cfg)
-            scored.append((s, q2, name))
+            scored.append((_outline_contrast(small_mag, q), q, name))
     if not scored:
         raise BoardNotFound("no board-sized four-sided shape in the image")
+    # the quads with the strongest outlines are ranked by the free lattice search
+    # (which knows no margins or pit size)
     scored.sort(key=lambda t: -t[0])
-    # the few best by the quick fixed-layout score are re-ranked by the free
-    # lattice search, which knows no margins or pit size
-    finalists = [t for t in scored[: lc.finalists] if t[0] >= lc.min_grid_score]
-    if not finalists:
-        raise BoardNotFound(
-            f"no 4x8 pit grid found (best fit {scored[0][0]:.2f} < {lc.min_grid_score:.2f})")
     ranked = []
-    for _, q, name in finalists:
+    for _, q, name in scored[: lc.finalists]:
         ls, lq = _lattice_score(small, q, cfg)
         ranked.append((ls, lq, name))
     best_s, best_q, method = max(ranked, key=lambda t: t[0])
-    if best_s < cfg.grid.min_lattice_score:
+    if best_s < lc.min_quick_lattice:
         raise BoardNotFound(
-            f"no 4x8 pit lattice found (best fit {best_s:.2f} < {cfg.grid.min_lattice_score:.2f})")
+            f"no 4x8 pit lattice found (best fit {best_s:.2f} < {lc.min_quick_lattice:.2f})")
     full = best_q / scale
     mag = edge_magnitude(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
     refined = refine_sides(mag, full, band=max(2.0, 1.5 / scale))
