@@ -185,19 +185,19 @@ def board_edges(canonical: np.ndarray, grid: PitGrid, cfg: GridConfig = DEFAULT.
                 half = int(0.3 * px)
                 strip = gy[:, max(int(x) - half, 0) : int(x) + half + 1].mean(axis=1)
                 if side == "top":
-                    lo, hi = 0, int(y - 1.15 * ry - cfg.edge_gap_frac * py)
+                    lo, hi = 0, int(y - ry - cfg.edge_gap_frac * py)
                     prof, pos = strip[lo:hi][::-1], np.arange(lo, hi)[::-1]
                 else:
-                    lo, hi = int(y + 1.15 * ry + cfg.edge_gap_frac * py) + 1, h
+                    lo, hi = int(y + ry + cfg.edge_gap_frac * py) + 1, h
                     prof, pos = strip[lo:hi], np.arange(lo, hi)
             else:
                 half = int(0.3 * py)
                 strip = gx[max(int(y) - half, 0) : int(y) + half + 1].mean(axis=0)
                 if side == "left":
-                    lo, hi = 0, int(x - 1.15 * rx - cfg.edge_gap_frac * px)
+                    lo, hi = 0, int(x - rx - cfg.edge_gap_frac * px)
                     prof, pos = strip[lo:hi][::-1], np.arange(lo, hi)[::-1]
                 else:
-                    lo, hi = int(x + 1.15 * rx + cfg.edge_gap_frac * px) + 1, w
+                    lo, hi = int(x + rx + cfg.edge_gap_frac * px) + 1, w
                     prof, pos = strip[lo:hi], np.arange(lo, hi)
             if len(prof) < 3 or len(pos) != len(prof):
                 continue

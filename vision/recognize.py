@@ -132,29 +132,33 @@ def fit_board(
     tick = lap or (lambda stage: None)
     corners = np.asarray(corners, np.float64)
     rc = cfg.rectify
-    for k in range(cfg.grid.max_passes):
+    best: tuple[float, np.ndarray, np.ndarray, PitGrid, float] | None = None
+    for _ in range(cfg.grid.max_passes):
         w, h = canonical_size(aspect, rc)
         pad = int(round(rc.pad_frac * w))
         view, hmat = rectify(image, corners, aspect, rc, pad=pad)
         tick("rectify")
         grid = fit_grid(view, cfg.grid, board_width=w)
-        new_aspect = float(np.clip(aspect * grid.anisotropy, rc.min_aspect, rc.max_aspect))
+        tick("grid")
+        quality = grid.score * min(grid.inliers, 24)
+        if best is not None and quality <= best[0]:
+            break  # this pass did not fit better: keep the previous one
+        best = (quality, corners, hmat, grid, aspect)
+        if grid.inliers < cfg.grid.min_inliers:
+            break
         edges = board_edges(view, grid, cfg.grid)
         tick("grid")
-        if edges is None or grid.inliers < cfg.grid.min_inliers or k == cfg.grid.max_passes - 1:
+        if edges is None:
             break
         new = to_image(edges, hmat).astype(np.float64)
+        new_aspect = float(np.clip(aspect * grid.anisotropy, rc.min_aspect, rc.max_aspect))
         pitch_img = float(np.linalg.norm(new[1] - new[0])) / (cfg.grid.cols + 1)
         moved = float(np.linalg.norm(new - corners, axis=1).max())
-        corners = new
         if moved < cfg.grid.settle_frac * pitch_img and abs(new_aspect / aspect - 1) < 0.03:
-            aspect = new_aspect
-            view, hmat = rectify(image, corners, aspect, rc, pad=pad)
-            tick("rectify")
-            grid = fit_grid(view, cfg.grid, board_width=w)
-            tick("grid")
             break
-        aspect = new_aspect
+        corners, aspect = new, new_aspect
+    assert best is not None
+    _, corners, hmat, grid, aspect = best
     return corners, hmat, grid, aspect
 
 
