@@ -50,13 +50,17 @@ def shortest_game() -> Path:
     return min(games, key=lambda p: len(json.loads(p.read_text())["frames"])).parent
 
 
-def write_y4m(game: Path, out: Path, settled_hold: float = 2.6, moving_hold: float = 0.5) -> float:
-    """The sequence as a YUV4MPEG2 video (4:2:0) at FPS; returns its duration in seconds."""
+def write_y4m(game: Path, out: Path, settled_hold: float = 2.6, moving_hold: float = 0.5,
+              first_hold: float = 10.0) -> float:
+    """The sequence as a YUV4MPEG2 video (4:2:0) at FPS; returns its duration in seconds.
+
+    The first frame (the start position) is held ``first_hold`` seconds: time to calibrate.
+    """
     entries = json.loads((game / "game.json").read_text())["frames"]
     frames = 0
     with out.open("wb") as f:
         header_written = False
-        for entry in entries + [entries[-1]] * 2:  # hold the final position a little longer
+        for n, entry in enumerate(entries + [entries[-1]] * 2):  # hold the final position longer
             image = cv2.imread(str(game / entry["file"]))
             h = round(image.shape[0] * WIDTH / image.shape[1]) // 2 * 2
             image = cv2.resize(image, (WIDTH, h), interpolation=cv2.INTER_AREA)
@@ -65,6 +69,8 @@ def write_y4m(game: Path, out: Path, settled_hold: float = 2.6, moving_hold: flo
                 header_written = True
             i420 = np.ascontiguousarray(cv2.cvtColor(image, cv2.COLOR_BGR2YUV_I420)).tobytes()
             hold = settled_hold if entry.get("settled", True) else moving_hold
+            if n == 0:
+                hold = first_hold
             for _ in range(max(1, round(hold * FPS))):
                 f.write(b"FRAME\n")
                 f.write(i420)
@@ -74,6 +80,14 @@ def write_y4m(game: Path, out: Path, settled_hold: float = 2.6, moving_hold: flo
 
 def get_json(url: str) -> dict:
     with urllib.request.urlopen(url, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def post_json(url: str, body: dict | None) -> dict:
+    data = b"" if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, method="POST",
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=120) as response:
         return json.loads(response.read())
 
 
@@ -111,6 +125,13 @@ def test_fake_camera_game_is_logged_move_by_move(tmp_path: Path) -> None:
             errors: list[str] = []
             page.on("pageerror", lambda exc: errors.append(str(exc)))
             page.goto(f"{base}/?camera=browser")
+            # calibrate on the start position, as players would on the calibration page
+            while get_json(f"{base}/api/live")["frame_seq"] < 3:
+                time.sleep(0.2)
+            found = post_json(f"{base}/api/calibration/capture?south_side={sequence.south_side}", None)
+            saved = post_json(f"{base}/api/calibration", {"name": "e2e", "south_side": sequence.south_side,
+                                                          "corners": found["corners"]})
+            assert saved["name"] == "e2e"
             deadline = time.monotonic() + duration * 1.5 + 120
             state = get_json(f"{base}/api/live")
             while time.monotonic() < deadline:
