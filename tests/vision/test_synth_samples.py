@@ -19,6 +19,7 @@ GAMES = sorted(ROOT.glob("games/*/game.json"))
 
 def test_sample_set_is_there() -> None:
     assert len(list(ROOT.glob("singles/*.json"))) >= 10
+    assert GAMES, "no rendered game sequence"
 
 
 @pytest.mark.parametrize("path", LABELS, ids=lambda p: f"{p.parent.name}/{p.name}")

@@ -10,6 +10,10 @@ came to rest. Seeds of groups whose count is unchanged stay exactly in place.
 from __future__ import annotations
 
 import math
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -196,6 +200,21 @@ def _capsule_mesh(bpy: Any, name: str, a: np.ndarray, b: np.ndarray, r: float) -
     return obj
 
 
+@contextmanager
+def quiet() -> Iterator[None]:
+    """Silence Blender's own progress lines (written to file descriptor 1) meanwhile."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 1)
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(devnull)
+
+
 def _mat(m: np.ndarray) -> Any:
     from mathutils import Matrix
 
@@ -360,7 +379,15 @@ def _settle(bpy: Any, scene: Any, board: Any, table: Any, active: list[Any],
         scene.frame_set(f)
 
 
-def render_frame(
+def render_frame(*args: Any, verbose: bool = False, **kwargs: Any) -> FrameResult:
+    """Render one image (see :func:`_render_frame`); Blender's log is hidden unless ``verbose``."""
+    if verbose:
+        return _render_frame(*args, **kwargs)
+    with quiet():
+        return _render_frame(*args, **kwargs)
+
+
+def _render_frame(
     params: dict[str, Any],
     targets: dict[str, int],
     out_png: str | Path,

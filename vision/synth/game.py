@@ -86,7 +86,7 @@ def plan_game(seed: int, moves: int = 16, hand_every: int = 3, player: str = "ra
     # dropped seed rarely rolls into the wrong pit
     geom = params["geometry"]
     geom["pit_depth"] = round(geom["pit_radius"] * float(rng.uniform(0.7, 0.9)), 4)
-    params["seeds"]["diameter"] = round(2 * geom["pit_radius"] * float(rng.uniform(0.25, 0.31)), 4)
+    params["seeds"]["diameter"] = round(2 * geom["pit_radius"] * float(rng.uniform(0.29, 0.35)), 4)
     params["camera"] |= {
         "side": side,
         "azimuth": round(CAMERA_SIDES[side] + float(rng.uniform(-12, 12)), 2),
