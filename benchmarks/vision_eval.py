@@ -59,6 +59,14 @@ def interval90(p: list[float]) -> tuple[int, int]:
     return best
 
 
+def _flat_counter(crops, look):
+    """Stand-in counter for --geometry-only runs: no information about counts."""
+    from types import SimpleNamespace
+
+    flat = [1.0 / 41] * 41
+    return [SimpleNamespace(count=0, probabilities=flat, confidence=1.0 / 41) for _ in crops]
+
+
 def pct(values: list[float], q: float) -> float:
     return float(np.percentile(values, q)) if values else float("nan")
 
@@ -71,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--calibration", metavar="PROFILE")
     ap.add_argument("--use-reserves", action="store_true")
     ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--geometry-only", action="store_true",
+                    help="locate/rectify/grid only (no seed counter): board found, corners, pit centres")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
 
@@ -92,6 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     found = boards_exact = boards_scored = 0
     hand_imgs = hand_flagged = clean_imgs = false_hand = 0
     corner_errs: list[float] = []
+    pit_errs: list[float] = []
+    counter = _flat_counter if args.geometry_only else None
     for lp in labels:
         label = json.loads(lp.read_text())
         img = read_image(folder / label["image"])
@@ -104,7 +116,8 @@ def main(argv: list[str] | None = None) -> int:
             expected = 64 - int(pos["south"].get("reserve", 0)) - int(pos["north"].get("reserve", 0))
         t0 = time.perf_counter()
         try:
-            rec = recognize(img, south=label["south_side"], profile=profile, expected_total=expected)
+            rec = recognize(img, south=label["south_side"], profile=profile, expected_total=expected,
+                            counter=counter)
         except BoardNotFound as exc:
             rows.append({"image": label["image"], "found": 0, "error": str(exc)})
             continue
@@ -115,6 +128,9 @@ def main(argv: list[str] | None = None) -> int:
         timings["total"].append(total_ms)
         cerr = float(np.linalg.norm(np.array(rec.board_corners_px) - np.array(label["corners_px"]), axis=1).mean())
         corner_errs.append(cerr)
+        perr = [float(np.hypot(*(np.array(rec.pit_centers_px[n]) - label["pit_centers_px"][n])))
+                for n in HOLES if n in label.get("pit_centers_px", {})]
+        pit_errs.extend(perr)
         pred = {n: int(v) for n, v in flatten(rec.position).items()}
         probs = flatten(rec.probabilities)
         wrong = []
@@ -139,12 +155,15 @@ def main(argv: list[str] | None = None) -> int:
             boards_exact += not wrong
         rows.append({
             "image": label["image"], "found": 1, "corner_err_px": round(cerr, 2),
+            "pit_err_px_median": round(float(np.median(perr)), 2) if perr else None,
             "wrong": " ".join(wrong), "n_wrong": len(wrong), "hand": int(has_hand),
             "status": " ".join(rec.status), "total_ms": round(total_ms, 1),
             **{f"{s}_ms": rec.timings_ms.get(s, 0.0) for s in STAGES},
         })
 
-    t, p = np.array(pit_true), np.array(pit_pred)
+    if args.geometry_only:  # counts were not read: no per-pit or whole-board figures
+        pit_true, pit_pred, wide, boards_scored = [], [], [], 0
+    t, p = np.array(pit_true, int), np.array(pit_pred, int)
     by_bucket = {}
     for name, lo, hi in BUCKETS:
         m = (t >= lo) & (t <= hi)
@@ -157,7 +176,10 @@ def main(argv: list[str] | None = None) -> int:
         "board_found_rate": round(found / len(labels), 4),
         "corner_err_px_mean": round(float(np.mean(corner_errs)), 2) if corner_errs else None,
         "corner_err_px_p95": round(pct(corner_errs, 95), 2) if corner_errs else None,
-        "pits_scored": int(len(t)),
+        "pit_center_err_px_median": round(pct(pit_errs, 50), 2) if pit_errs else None,
+        "pit_center_err_px_p95": round(pct(pit_errs, 95), 2) if pit_errs else None,
+        "geometry_only": args.geometry_only,
+        "pits_scored": int(len(t)) if not args.geometry_only else 0,
         "per_pit_exact": round(float((p == t).mean()), 4) if len(t) else None,
         "per_pit_exact_0_8": round(float((p[small] == t[small]).mean()), 4) if small.any() else None,
         "per_pit_by_bucket": by_bucket,
@@ -182,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
         w.writerows(rows)
     print(json.dumps(summary, indent=1))
     bad = sorted((r for r in rows if r.get("n_wrong") or not r["found"]), key=lambda r: -r.get("n_wrong", 99))
-    for r in bad[:15]:
+    for r in ([] if args.geometry_only else bad[:15]):
         print(f"  {r['image']}: {r.get('error') or r['wrong']}  [{r.get('status', '')}]")
     if timings["total"]:
         print(f"median total {statistics.median(timings['total']):.1f} ms per image")

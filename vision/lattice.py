@@ -72,11 +72,18 @@ def _comb(profile: np.ndarray, n: int, pitches: np.ndarray, gaps: np.ndarray | N
     # the n points, then the two just outside the comb (a true lattice has no
     # (n+1)-th column): their response counts against the comb
     idx = np.concatenate([np.arange(n, dtype=np.float64), [-1.0, float(n)]])
-    st = np.arange(1.0, size - 1) if starts is None else starts
+    spread = float(np.std(profile))
     best = (0.0, float(pitches[0]), 0.0, -np.inf)
     for gap in (gaps if gaps is not None else np.zeros(1)):
         shift = np.where(idx >= n // 2, gap, 0.0)
-        pts = st[None, :, None] + pitches[:, None, None] * idx[None, None, :] + shift
+        if starts is not None:
+            st = np.broadcast_to(starts[None, :], (len(pitches), len(starts)))
+        elif centre is not None:  # only combs within 1.5 pitches of the middle
+            reach = np.arange(-1.5 * pitches.max(), 1.5 * pitches.max() + 1, 1.0)
+            st = (centre - pitches * (n - 1) / 2 - gap / 2)[:, None] + reach[None, :]
+        else:
+            st = np.broadcast_to(np.arange(1.0, size - 1)[None, :], (len(pitches), size - 2))
+        pts = st[:, :, None] + pitches[:, None, None] * idx[None, None, :] + shift
         i0 = np.floor(pts).astype(np.int64)
         t = pts - i0
         bad = (i0 < 0) | (i0 >= size - 1)
@@ -87,12 +94,12 @@ def _comb(profile: np.ndarray, n: int, pitches: np.ndarray, gaps: np.ndarray | N
         outside = np.where(bad[..., n:], 0.0, outside)
         vals = inside.mean(axis=2) - OUTSIDE_WEIGHT * outside.max(axis=2)
         if centre is not None:
-            mid = st[None, :] + pitches[:, None] * (n - 1) / 2 + gap / 2
+            mid = st + pitches[:, None] * (n - 1) / 2 + gap / 2
             off = (mid - centre) / pitches[:, None]
-            vals = vals - CENTRE_WEIGHT * float(np.std(profile)) * off**2
+            vals = vals - CENTRE_WEIGHT * spread * off**2
         k = np.unravel_index(int(np.argmax(vals)), vals.shape)
         if vals[k] > best[3]:
-            best = (float(st[k[1]]), float(pitches[k[0]]), float(gap), float(vals[k]))
+            best = (float(st[k]), float(pitches[k[0]]), float(gap), float(vals[k]))
     return best
 
 
@@ -162,7 +169,7 @@ def fit_lattice(mag: np.ndarray, cfg: GridConfig = DEFAULT.grid, board_width: fl
     cols = np.clip(np.round(x0 + px * np.arange(cfg.cols)).astype(int), 0, sw - 1)
     half = max(1, int(0.05 * px))
     prof_y = np.mean([resp[:, max(c - half, 0) : c + half + 1].max(axis=1) for c in cols], axis=0)
-    gstep = max(1.0, 0.05 * px)
+    gstep = max(1.0, 0.1 * px)
     gaps = np.arange(0.0, cfg.gap_max * px + 0.5, gstep)
     y0, py, gap, _ = _comb(prof_y, cfg.rows, np.linspace(cfg.row_pitch_min * px, cfg.row_pitch_max * px, 24),
                            gaps, centre=sh / 2)

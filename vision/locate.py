@@ -296,10 +296,12 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
     # (which knows no margins or pit size)
     scored.sort(key=lambda t: -t[0])
     ranked = []
-    for _, q, name in scored[: lc.finalists]:
+    top_outline = scored[0][0]
+    for outline, q, name in scored[: lc.finalists]:
         ls, lq = _lattice_score(small, q, cfg)
-        ranked.append((ls, lq, name))
-    best_s, best_q, method = max(ranked, key=lambda t: t[0])
+        # a sharp, continuous outline is the other half of the evidence
+        ranked.append((ls * outline / max(top_outline, 1e-6), ls, lq, name))
+    _, best_s, best_q, method = max(ranked, key=lambda t: t[0])
     if best_s < lc.min_quick_lattice:
         raise BoardNotFound(
             f"no 4x8 pit lattice found (best fit {best_s:.2f} < {lc.min_quick_lattice:.2f})")
