@@ -17,34 +17,44 @@ import numpy as np
 import pytest
 
 from engine import Position, Rules, core
+from engine.trace import CAPTURE
 
 pytestmark = pytest.mark.slow
 
 
-def _core_moves(pos: Position) -> dict[str, dict[str, Any]]:
-    """Every legal move of the core, as notation -> position JSON after it."""
+def _core_moves(pos: Position) -> dict[str, tuple[dict[str, Any], tuple[int, int, bool]]]:
+    """Every legal move of the core: notation -> (position JSON after it,
+    (seeds sown, seeds captured, capture move?))."""
     rules_arr = core.rules_array(pos.rules)
     st = core.state_from_position(pos)
     out = np.empty(core.MAX_MOVES, dtype=np.int32)
     n = core.gen_moves(st, rules_arr, out)
     assert list(out[:n]) == sorted(out[:n]), "gen_moves codes are not ascending"
+    before = st.copy()
     result = {}
     for code in out[:n]:
         move = core.move_to_engine(int(code), st, pos.rules)
         assert str(move) not in result, f"core lists {move} twice in {pos.to_text()}"
         after = core.apply_copy(st, code, rules_arr)
-        result[str(move)] = core.json_from_state(after)
+        counters = (int(after[core.SOWN]), int(after[core.CAPTURED]), bool(after[core.WAS_CAPTURE]))
+        result[str(move)] = (core.json_from_state(after), counters)
+    assert np.array_equal(st, before), "apply_copy changed its input"
     return result
 
 
 def _check(pos: Position) -> int:
     """Assert both engines agree on ``pos``; return how many moves were compared."""
-    expected = {str(m): pos.play(m)[0].to_json() for m in pos.legal_moves}
+    expected = {}
+    for m in pos.legal_moves:
+        after, trace = pos.play(m)
+        captured = sum(step.count for step in trace.steps if step.kind == CAPTURE)
+        expected[str(m)] = (after.to_json(), (trace.sown, captured, trace.capture))
     got = _core_moves(pos)
     where = f"in position {pos.to_text()} ({pos.to_json()})"
     assert sorted(got) == sorted(expected), f"legal moves differ {where}"
-    for move, after in expected.items():
-        assert got[move] == after, f"position after {move} differs {where}"
+    for move, (after, counters) in expected.items():
+        assert got[move][0] == after, f"position after {move} differs {where}"
+        assert got[move][1] == counters, f"sown/captured/capture of {move} differ {where}"
     st = core.state_from_position(pos)
     winner = core.game_result(st, core.rules_array(pos.rules))
     outcome = pos.outcome()
