@@ -37,6 +37,7 @@ class LocateConfig:
     same_quad_frac: float = 0.035  # quads whose corners all agree within this / diagonal are one
     finalists: int = 6  # quads with the strongest outlines scored by the lattice search
     both_axes_below: float = 1.35  # long/short below this: try both long-axis hypotheses
+    outline_power: float = 0.5  # ranking: lattice score x (outline / best outline) ** this
     min_quick_lattice: float = 2.0  # weaker pits' response / mean below this -> BoardNotFound
     refine_edge_band_px: float = 3.0  # work-scale band around each side searched by the line refit
 

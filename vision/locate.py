@@ -299,8 +299,9 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
     top_outline = scored[0][0]
     for outline, q, name in scored[: lc.finalists]:
         ls, lq = _lattice_score(small, q, cfg)
-        # a sharp, continuous outline is the other half of the evidence
-        ranked.append((ls * outline / max(top_outline, 1e-6), ls, lq, name))
+        # a sharp, continuous outline is further evidence (weighted down: tiles and
+        # mortar lines have sharper outlines than any board)
+        ranked.append((ls * (outline / max(top_outline, 1e-6)) ** lc.outline_power, ls, lq, name))
     _, best_s, best_q, method = max(ranked, key=lambda t: t[0])
     if best_s < lc.min_quick_lattice:
         raise BoardNotFound(
