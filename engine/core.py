@@ -79,13 +79,11 @@ from engine.core_layout import (
     MAX_MOVES,
     MOVE_INFINITE,
     NO_WINNER,
-    NORTH,
     NYUMBA,
     OWNED,
     R_KUNAMUA_KUTAKATA_FROM_SMALL_NYUMBA,
     R_KUNAMUA_SINGLETONS_WHILE_NYUMBA_OWNED,
     RESERVE,
-    SOUTH,
     STATE_SIZE,
     TO_MOVE,
     WINNER,
@@ -175,10 +173,12 @@ def _candidates(st, rules, cand):
 
 @njit(cache=True)
 def _front_empty_winner(st):
-    if _front_sum(st, 0) == 0:
-        return NORTH
-    if _front_sum(st, 16) == 0:
-        return SOUTH
+    """1.2.1: the winner when a front row is empty (the side to move's checked first)."""
+    me = st[TO_MOVE]
+    if _front_sum(st, 16 * me) == 0:
+        return 1 - me
+    if _front_sum(st, 16 * (1 - me)) == 0:
+        return me
     return NO_WINNER
 
 
