@@ -104,7 +104,8 @@ def move_to_engine(code: int, st: np.ndarray, rules: Rules | None = None) -> Mov
 
 
 def move_from_engine(move: Move, st: np.ndarray, rules: Rules | None = None) -> int:
-    """Core code of ``move`` in position ``st``; ValueError for the other side's hole."""
+    """Core code of ``move`` in position ``st`` (ValueError for a hole of the side
+    not to move). Legality is not checked here: look the code up in ``gen_moves``."""
     side, ring = HOLE_INDEX[move.hole]
     if side != int(st[core.TO_MOVE]):
         raise ValueError(f"move {move} starts in a hole of the side not to move")
