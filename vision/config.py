@@ -90,6 +90,7 @@ class GridConfig:
     edge_strength: float = 0.5  # innermost step at least this x the strongest one
     edge_band_frac: float = 0.12  # corners: edges searched within this / pitch of the lattice's
     max_passes: int = 3  # lattice -> corners -> rectify -> lattice passes at most
+    worse_pass_ratio: float = 0.9  # a refinement pass fitting below this x the last is undone
     settle_frac: float = 0.05  # stop when the corners move less than this / pitch
     affine_to_peaks: bool = True  # move the comb lattice onto per-pit rim peaks (affine)
     own_peak_frac: float = 0.06  # a pit keeps its own rim peak within this / pitch of the fit

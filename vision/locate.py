@@ -284,8 +284,7 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
             q = order_clockwise(_expand(quad, grow) if grow != 1.0 else quad)
             if not _valid(q, cfg) or not _board_shaped(q, cfg):
                 continue
-            if grow == 1.0:
-                q = refine_sides(small_mag, q, band=lc.refine_edge_band_px)
+            q = refine_sides(small_mag, q, band=lc.refine_edge_band_px)
             if any(np.abs(q - s).max() < lc.same_quad_frac * diag for s in seen):
                 continue
             seen.append(q)

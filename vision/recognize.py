@@ -141,8 +141,8 @@ def fit_board(
         grid = fit_grid(view, cfg.grid, board_width=w)
         tick("grid")
         quality = grid.score * min(grid.inliers, 24)
-        if best is not None and quality <= best[0]:
-            break  # this pass did not fit better: keep the previous one
+        if best is not None and quality < cfg.grid.worse_pass_ratio * best[0]:
+            break  # this pass fits clearly worse: keep the previous one
         best = (quality, corners, hmat, grid, aspect)
         if grid.inliers < cfg.grid.min_inliers:
             break
