@@ -179,7 +179,7 @@ def fit_lattice(mag: np.ndarray, cfg: GridConfig = DEFAULT.grid, board_width: fl
     rows = np.clip(np.round(ys).astype(int), 0, sh - 1)
     hy = max(1, int(0.05 * py))
     prof_x = np.mean([resp[max(r - hy, 0) : r + hy + 1].max(axis=0) for r in rows], axis=0)
-    x0, px, _, val = _refine_comb(prof_x, cfg.cols, x0, px, 0.0, 0.04 * px, 0.0, False, centre=sw / 2)
+    x0, px, _, _ = _refine_comb(prof_x, cfg.cols, x0, px, 0.0, 0.04 * px, 0.0, False, centre=sw / 2)
     # the board score: how strong the weaker pits of the lattice are (a textured
     # table can line up a comb along one axis, not 32 ring-shaped points)
     gx = np.clip(np.round(x0 + px * np.arange(cfg.cols)).astype(int), 0, sw - 1)

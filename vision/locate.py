@@ -276,6 +276,7 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
     small_mag = edge_magnitude(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY))
     diag = float(np.hypot(*small.shape[:2]))
     seen: list[np.ndarray] = []
+    raw: list[np.ndarray] = []
     scored: list[tuple[float, np.ndarray, str]] = []
     sources = [(n, m, 1.0) for n, m in _masks(small, cfg)]
     sources += [(n, m, 1.0) for n, m in _cluster_masks(small, cfg)]
@@ -284,6 +285,9 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
             q = order_clockwise(_expand(quad, grow) if grow != 1.0 else quad)
             if not _valid(q, cfg) or not _board_shaped(q, cfg):
                 continue
+            if any(np.abs(q - s).max() < lc.same_quad_frac * diag for s in raw):
+                continue  # the same shape from another segmentation
+            raw.append(q)
             q = refine_sides(small_mag, q, band=lc.refine_edge_band_px)
             if any(np.abs(q - s).max() < lc.same_quad_frac * diag for s in seen):
                 continue
