@@ -94,7 +94,9 @@ def match(spec: str, seed: int) -> dict[str, Any]:
             flush=True,
         )
 
-    result = run_match(a, b, int(games), Position.start(), opening_plies=6, seed=seed)
+    result = run_match(
+        a, b, int(games), Position.start(), opening_plies=6, seed=seed, progress=progress
+    )
     out = result.to_json()
     for p in (a, b):
         if isinstance(p, SearchPlayer) and p.seconds > 0:
