@@ -94,7 +94,7 @@ class GridConfig:
     settle_frac: float = 0.05  # stop when the corners move less than this / pitch
     affine_to_peaks: bool = True  # move the comb lattice onto per-pit rim peaks (affine)
     own_peak_frac: float = 0.06  # a pit keeps its own rim peak within this / pitch of the fit
-    occluded_rim_ratio: float = 0.45  # rim score below this x the median rim -> occluded
+    occluded_rim_ratio: float = 0.7  # rim radial coherence below this x the median -> occluded
 
 
 @dataclass(frozen=True)
@@ -113,7 +113,7 @@ class DecodeConfig:
     total_min: int = 20  # fewest seeds on the board in any legal position (start)
     total_max: int = 64
     uncertain_below: float = 0.6  # per-pit confidence below this -> listed as uncertain
-    hand_min_pits: int = 3  # this many occluded pits (or more) -> hand_over_board
+    hand_min_pits: int = 2  # this many neighbouring occluded pits (or more) -> hand_over_board
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from vision.config import DEFAULT, DecodeConfig
-from vision.holes import HOLES
+from vision.holes import HOLE_CELL, HOLES
 
 #: log-likelihood drop (nats) beyond which forcing the total is reported as implausible
 _TOTAL_DROP_NATS = 4.0
@@ -63,6 +63,25 @@ def _constrained_map(logp: np.ndarray, allowed: np.ndarray) -> tuple[np.ndarray,
     return counts, float(scores.max())
 
 
+def _largest_cluster(names: list[str]) -> int:
+    """Size of the largest group of neighbouring holes (8-neighbourhood on the board)."""
+    cells = {HOLE_CELL[n] for n in names}
+    best = 0
+    while cells:
+        stack = [cells.pop()]
+        size = 0
+        while stack:
+            r, c = stack.pop()
+            size += 1
+            for dr in (-1, 0, 1):
+                for dc in (-1, 0, 1):
+                    if (r + dr, c + dc) in cells:
+                        cells.remove((r + dr, c + dc))
+                        stack.append((r + dr, c + dc))
+        best = max(best, size)
+    return best
+
+
 def decode(
     probabilities: np.ndarray,
     occluded: np.ndarray | None = None,
@@ -103,7 +122,7 @@ def decode(
     conf = p[np.arange(len(HOLES)), counts]
     conf[occ] = 0.0
     occ_names = [n for n, o in zip(HOLES, occ, strict=True) if o]
-    if len(occ_names) >= cfg.hand_min_pits:
+    if _largest_cluster(occ_names) >= cfg.hand_min_pits:
         status.append("hand_over_board")
     if occ_names:
         status.append("occluded_pits:" + ",".join(occ_names))

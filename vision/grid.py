@@ -144,20 +144,41 @@ def fit_grid(canonical: np.ndarray, cfg: GridConfig = DEFAULT.grid, board_width:
     amat, inl = cv2.estimateAffine2D(src, dst, method=cv2.RANSAC,
                                      ransacReprojThreshold=cfg.inlier_frac * pitch)
     inliers = int(inl.sum()) if inl is not None else 0
-    if amat is None or inliers < cfg.min_inliers:
+    if amat is None or inliers < cfg.min_inliers or not cfg.affine_to_peaks:
         fitted = nominal
     else:
         fitted = cv2.transform(src, amat).reshape(nominal.shape)
     # each pit keeps its own peak where it agrees with the lattice fit (local refinement)
     close = np.linalg.norm(peaks - fitted, axis=-1) <= cfg.own_peak_frac * pitch
     centres = np.where(close[..., None], 0.5 * (peaks + fitted), fitted)
-    xi = np.clip(np.round(centres[..., 0]).astype(int), 0, w - 1)
-    yi = np.clip(np.round(centres[..., 1]).astype(int), 0, h - 1)
-    rim = resp[yi, xi]
+    rim = radial_coherence(canonical, centres, (rx, ry))
     rim = rim / (float(np.median(rim)) + 1e-6)
     pitch_xy = (float(np.median(np.diff(centres[..., 0], axis=1))),
                 float(np.median(np.diff(centres[:, :, 1], axis=0)[[0, 2]])))
     return PitGrid(centres, pitch_xy, rim, lat.score, (rx, ry), lat.anisotropy, inliers)
+
+
+def radial_coherence(view: np.ndarray, centres: np.ndarray, radius: tuple[float, float]) -> np.ndarray:
+    """Per pit (rows, cols): share of the gradient energy around the rim that points
+    radially. A visible pit rim is a circle of radial gradients (about 1); a hand,
+    sleeve or anything lying over the pit crosses it at other angles."""
+    grey = cv2.GaussianBlur(cv2.cvtColor(view, cv2.COLOR_BGR2GRAY), (3, 3), 0)
+    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
+    ang = np.linspace(0, 2 * np.pi, 48, endpoint=False)
+    scales = np.array([0.8, 0.9, 1.0, 1.1])
+    ca, sa = np.cos(ang), np.sin(ang)
+    cx = centres[..., 0].reshape(-1, 1, 1)
+    cy = centres[..., 1].reshape(-1, 1, 1)
+    mx = (cx + radius[0] * scales[None, :, None] * ca[None, None, :]).reshape(len(cx), -1).astype(np.float32)
+    my = (cy + radius[1] * scales[None, :, None] * sa[None, None, :]).reshape(len(cy), -1).astype(np.float32)
+    sx = cv2.remap(gx, mx, my, cv2.INTER_LINEAR)
+    sy = cv2.remap(gy, mx, my, cv2.INTER_LINEAR)
+    cosr = np.tile(np.repeat(ca[None, :], len(scales), 0).ravel(), (len(cx), 1))
+    sinr = np.tile(np.repeat(sa[None, :], len(scales), 0).ravel(), (len(cx), 1))
+    radial = np.abs(sx * cosr + sy * sinr).sum(axis=1)
+    total = np.hypot(sx, sy).sum(axis=1) + 1e-6
+    return (radial / total).reshape(centres.shape[:2])
 
 
 def board_edges(canonical: np.ndarray, grid: PitGrid, cfg: GridConfig = DEFAULT.grid) -> np.ndarray | None:
