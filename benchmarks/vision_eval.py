@@ -79,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--calibration", metavar="PROFILE")
     ap.add_argument("--use-reserves", action="store_true")
     ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--min-name", default="", help="only images whose file name sorts at or after this "
+                    "(e.g. the renders made after the last tuning)")
     ap.add_argument("--geometry-only", action="store_true",
                     help="locate/rectify/grid only (no seed counter): board found, corners, pit centres")
     args = ap.parse_args(argv)
@@ -87,6 +89,8 @@ def main(argv: list[str] | None = None) -> int:
     folder = Path(args.dir)
     labels = sorted(folder.glob("*.json"))
     labels = [p for p in labels if (folder / json.loads(p.read_text()).get("image", "")).exists()]
+    if args.min_name:
+        labels = [p for p in labels if p.name >= args.min_name]
     if args.split != "all":
         labels = [p for i, p in enumerate(labels) if (i % 2 == 1) == (args.split == "odd")]
     if args.limit:
