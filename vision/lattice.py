@@ -29,7 +29,7 @@ from vision.config import DEFAULT, GridConfig
 #: weight of the strongest response just outside a comb (see _comb)
 OUTSIDE_WEIGHT = 0.5
 #: penalty (x profile std) per squared pitch of a comb's middle off the board's middle
-CENTRE_WEIGHT = 2.0
+CENTRE_WEIGHT = 1.0
 
 
 @dataclass
