@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 class LocateConfig:
     """Stage 1: finding the four corners of the playing surface."""
 
+    use_aruco: bool = False  # try four ArUco markers (ids 0..3 at TL, TR, BR, BL) first
+    aruco_dict: str = "DICT_4X4_50"
     work_long_side_px: int = 480  # image is downscaled to this long side for the search
     min_area_frac: float = 0.04  # candidate quad must cover >= this share of the image
     max_area_frac: float = 0.97

@@ -270,6 +270,10 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
         BoardNotFound: no candidate quad holds a plausible 4 x 8 pit grid.
     """
     lc = cfg.locate
+    if lc.use_aruco:
+        marked = aruco_corners(image, cfg)
+        if marked is not None:
+            return marked
     h, w = image.shape[:2]
     scale = min(1.0, lc.work_long_side_px / max(h, w))
     small = cv2.resize(image, (int(round(w * scale)), int(round(h * scale))), interpolation=cv2.INTER_AREA)
@@ -313,6 +317,26 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
     mag = edge_magnitude(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
     refined = refine_sides(mag, full, band=max(2.0, 1.5 / scale))
     return BoardQuad(refined, best_s, cfg.rectify.default_aspect, method)
+
+
+def aruco_corners(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad | None:
+    """Board corners from four ArUco markers (dictionary ``LocateConfig.aruco_dict``,
+    ids 0, 1, 2, 3 stuck at the playing surface's canonical TL, TR, BR, BL corners;
+    each marker's centre is taken as the corner). None unless all four are seen."""
+    aruco = getattr(cv2, "aruco", None)
+    if aruco is None:
+        return None
+    dictionary = aruco.getPredefinedDictionary(getattr(aruco, cfg.locate.aruco_dict))
+    detector = aruco.ArucoDetector(dictionary, aruco.DetectorParameters())
+    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    marks, ids, _ = detector.detectMarkers(grey)
+    if ids is None:
+        return None
+    found = {int(i): m.reshape(4, 2).mean(axis=0) for m, i in zip(marks, ids.ravel(), strict=True)}
+    if not all(k in found for k in range(4)):
+        return None
+    return BoardQuad(np.array([found[k] for k in range(4)], np.float64), float("nan"),
+                     cfg.rectify.default_aspect, "aruco")
 
 
 def given_corners(corners: np.ndarray | list, cfg: VisionConfig = DEFAULT) -> BoardQuad:

@@ -152,3 +152,24 @@ def test_bad_images_raise_image_unreadable() -> None:
     with pytest.raises(ValueError, match="south"):
         scene = draw_scene(START_COUNTS, default_corners((640, 360), 0, 0.0, 0.75), seed=5)
         recognize(scene.image, south="north", counter=counter)
+
+
+def test_aruco_markers_give_the_corners_when_enabled() -> None:
+    import dataclasses
+
+    from vision.config import DEFAULT
+    from vision.locate import aruco_corners
+
+    aruco = cv2.aruco
+    dictionary = aruco.getPredefinedDictionary(aruco.DICT_4X4_50)
+    img = np.full((360, 640, 3), 255, np.uint8)
+    centres = [(80, 60), (560, 60), (560, 300), (80, 300)]  # TL, TR, BR, BL
+    for k, (x, y) in enumerate(centres):
+        marker = aruco.generateImageMarker(dictionary, k, 40)
+        img[y - 20 : y + 20, x - 20 : x + 20] = marker[..., None]
+    quad = aruco_corners(img)
+    assert quad is not None and quad.method == "aruco"
+    assert np.abs(quad.corners - np.array(centres)).max() < 1.5
+    cfg = dataclasses.replace(DEFAULT, locate=dataclasses.replace(DEFAULT.locate, use_aruco=True))
+    assert locate_board(img, cfg).method == "aruco"
+    assert aruco_corners(np.full((360, 640, 3), 255, np.uint8)) is None
