@@ -63,3 +63,36 @@ def test_zero_and_one_seed(tmp_path: Path) -> None:
     bx, by = (round(v) for v in one["pit_centers_px"]["b6"])
     assert diff[by - 3:by + 4, bx - 3:bx + 4].max() < 30
     assert one["corners_px"] == empty["corners_px"] and one["south_side"] == "bottom"
+
+
+def test_short_game_keeps_unmoved_seeds_in_place(tmp_path: Path) -> None:
+    import json
+
+    from engine import Position
+    from vision.synth.game import plan_game, render_game
+    from vision.synth.labels import game_errors
+
+    plan = plan_game(5, moves=2, hand_every=2)
+    plan.params["camera"] |= {"width": 96, "height": 54}
+    states = []
+    for _done, _name in render_game(plan, tmp_path, samples=1):
+        states.append(json.loads((tmp_path / ".seeds.json").read_text())["seeds"])
+    game = json.loads((tmp_path / "game.json").read_text())
+    assert game_errors(game, {p.name for p in tmp_path.glob("frame_*.jpg")}) == []
+    assert [f["settled"] for f in game["frames"]] == [True, True, False, True]
+    pos = Position.start()
+    want = [pos.to_json()]
+    for text in game["moves"]:
+        pos.push(pos.parse_move(text))
+        want.append(pos.to_json())
+    for fr in game["frames"]:
+        label = json.loads((tmp_path / fr["file"].replace(".jpg", ".json")).read_text())
+        assert label["position"] == want[fr["after_move"]]
+    # the hand frame changes no seed; after move 1, North's untouched holes kept their seeds
+    def key(seeds: list[dict]) -> list[str]:
+        return sorted(json.dumps(s, sort_keys=True) for s in seeds)
+
+    assert key(states[2]) == key(states[1])
+    before = {json.dumps(s["matrix"]) for s in states[0] if s["group"] in ("a5", "a6", "a7")}
+    after = {json.dumps(s["matrix"]) for s in states[1] if s["group"] in ("a5", "a6", "a7")}
+    assert before == after and len(before) == 10

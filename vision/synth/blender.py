@@ -322,8 +322,10 @@ def _auto_exposure(bpy: Any, scene: Any, sensor: dict[str, Any], probe: Path) ->
 
 
 def _drop(objs: list[tuple[Seed, Any]], geom: BoardGeometry, piles: dict[str, float],
-          seed_r: float, rng: np.random.Generator) -> None:
-    """Place fresh seeds above their pit (or reserve spot) in random poses, ready to fall."""
+          seed_r: float, rng: np.random.Generator,
+          heights: dict[str, float] | None = None) -> None:
+    """Place fresh seeds above their pit (or reserve spot) in random poses, ready to fall;
+    ``heights`` gives the top of seeds already resting in a group (drop just above it)."""
     for group in (*HOLES, *RESERVES):
         items = [(s, o) for s, o in objs if s.group == group]
         if not items:
@@ -335,6 +337,8 @@ def _drop(objs: list[tuple[Seed, Any]], geom: BoardGeometry, piles: dict[str, fl
             radius = max(radius, min(0.95 * geom.pit_half_extent(group),
                                      seed_r * math.sqrt(len(items) / 2.5)))
             z0 = geom.top_z
+        if heights and group in heights:
+            radius, z0 = min(radius, 0.4 * geom.pit_half_extent(group)), heights[group] + seed_r
         pts = _spawn_points(_group_centre(group, geom, piles), radius, z0, seed_r * 1.15,
                             len(items), rng)
         for (s, obj), p in zip(items, pts, strict=True):
@@ -503,29 +507,38 @@ def _render_frame(
         (objs_new if s.matrix is None else objs_fixed).append((s, obj))
     for s, obj in objs_fixed:
         obj.matrix_world = _mat(np.array(s.matrix))
-    # drop the fresh seeds and let them settle; with exact_tries > 1, drop again
-    # (new random drop) while a seed ends anywhere but its own group
+    # drop the fresh seeds and let them settle; with exact_tries > 1, seeds that
+    # ended anywhere but their own group are picked up and dropped again onto it
+    # (the well-placed ones stay, as a player would put a stray seed back)
     t_sim = time.monotonic()
     proxy = None
     if objs_new:
         proxy = bpy.data.objects.new("board_proxy", _board_mesh(bpy, geom, 0.003))
         scene.collection.objects.link(proxy)
+    active, resting = list(objs_new), list(objs_fixed)
     for attempt in range(max(1, exact_tries) if objs_new else 0):
-        _drop(objs_new, geom, params["reserve_piles"], seed_r, rng)
-        _settle(bpy, scene, proxy, table, [o for _, o in objs_new], [o for _, o in objs_fixed],
+        heights: dict[str, float] = {}
+        if attempt:
+            for s, _o in resting:
+                z = float(np.array(s.matrix)[2, 3])
+                heights[s.group] = max(heights.get(s.group, 0.0), z)
+        _drop(active, geom, params["reserve_piles"], seed_r, rng, heights)
+        _settle(bpy, scene, proxy, table, [o for _, o in active], [o for _, o in resting],
                 sim_frames)
-        finals = [np.array(o.matrix_world) for _, o in objs_new]
+        finals = [np.array(o.matrix_world) for _, o in active]
         bpy.ops.rigidbody.world_remove()
         scene.frame_set(1)
-        for (s, o), m in zip(objs_new, finals, strict=True):
+        for (s, o), m in zip(active, finals, strict=True):
             o.matrix_world = _mat(m)
             s.matrix = [[round(float(v), 6) for v in row] for row in m]
         where_new = assign_seeds(geom, np.array([m[:3, 3] for m in finals]),
                                  np.full(len(finals), seed_r))
-        misplaced = sum(1 for (s, _o), w in zip(objs_new, where_new, strict=True)
-                        if not (w == s.group or (s.group in RESERVES and w is None)))
-        if misplaced == 0 or attempt == exact_tries - 1:
+        ok = [w == s.group or (s.group in RESERVES and w is None)
+              for (s, _o), w in zip(active, where_new, strict=True)]
+        if all(ok) or attempt == exact_tries - 1:
             break
+        resting += [so for so, good in zip(active, ok, strict=True) if good]
+        active = [so for so, good in zip(active, ok, strict=True) if not good]
     if proxy is not None:
         bpy.data.objects.remove(proxy)
     sim_seconds = time.monotonic() - t_sim

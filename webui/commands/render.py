@@ -26,6 +26,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--start", type=int, default=0, help="index of the first image (default 0)")
     p.add_argument("--samples", type=int, default=12, help="Cycles samples per pixel (default 12)")
     p.add_argument("--threads", type=int, default=0, help="render threads (0 = all cores)")
+    p.add_argument("--scale", type=int, default=None,
+                   help="render at this percentage of 1280x720, then scale up (default: "
+                        "the parameter set's, 60)")
     p.set_defaults(func=_render)
 
     g = subparsers.add_parser(
@@ -41,6 +44,8 @@ def register(subparsers: Any) -> None:
                    help="how moves are chosen (default random legal moves)")
     g.add_argument("--samples", type=int, default=12, help="Cycles samples per pixel (default 12)")
     g.add_argument("--threads", type=int, default=0, help="render threads (0 = all cores)")
+    g.add_argument("--scale", type=int, default=None,
+                   help="render at this percentage of 1280x720, then scale up (default 60)")
     g.set_defaults(func=_render_game)
 
 
@@ -68,9 +73,15 @@ def _positive(value: int, what: str) -> None:
         raise CommandError(f"{what} must be positive, got {value}")
 
 
+def _scale(value: int | None) -> None:
+    if value is not None and not 10 <= value <= 100:
+        raise CommandError(f"--scale must be a percentage from 10 to 100, got {value}")
+
+
 def _render(args: argparse.Namespace) -> int:
     _positive(args.count, "--count")
     _positive(args.samples, "--samples")
+    _scale(args.scale)
     if args.start < 0:
         raise CommandError(f"--start must be >= 0, got {args.start}")
     _need_bpy()
@@ -80,7 +91,7 @@ def _render(args: argparse.Namespace) -> int:
     progress(0, args.count, started)
     for k in range(args.count):
         label = render_single(args.start + k, args.seed, args.out, samples=args.samples,
-                              threads=args.threads)
+                              threads=args.threads, scale=args.scale)
         progress(k + 1, args.count, started, label["image"])
     return 0
 
@@ -88,12 +99,15 @@ def _render(args: argparse.Namespace) -> int:
 def _render_game(args: argparse.Namespace) -> int:
     _positive(args.moves, "--moves")
     _positive(args.samples, "--samples")
+    _scale(args.scale)
     if args.hand_every < 0:
         raise CommandError(f"--hand-every must be >= 0, got {args.hand_every}")
     _need_bpy()
     from vision.synth.game import plan_game, render_game
 
     plan = plan_game(args.seed, args.moves, args.hand_every, args.player)
+    if args.scale is not None:
+        plan.params["sensor"]["render_scale"] = args.scale
     started = time.monotonic()
     total = len(plan.frames)
     progress(0, total, started)

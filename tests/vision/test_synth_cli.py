@@ -1,0 +1,32 @@
+"""``bao render`` / ``bao render-game`` argument errors (no rendering)."""
+
+from __future__ import annotations
+
+import pytest
+
+from webui.cli import main
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["render", "--count", "0", "--out", "x"], "--count must be positive"),
+        (["render", "--count", "2", "--out", "x", "--samples", "0"], "--samples must be positive"),
+        (["render", "--count", "2", "--out", "x", "--start", "-1"], "--start must be >= 0"),
+        (["render", "--count", "2", "--out", "x", "--scale", "5"], "--scale must be"),
+        (["render-game", "--out", "x", "--moves", "0"], "--moves must be positive"),
+        (["render-game", "--out", "x", "--hand-every", "-2"], "--hand-every must be >= 0"),
+    ],
+)
+def test_bad_arguments_are_named(argv: list[str], message: str,
+                                 capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("bao: error: ") and message in err
+
+
+def test_unknown_player_is_refused() -> None:
+    from vision.synth.game import plan_game
+
+    with pytest.raises(ValueError, match="player"):
+        plan_game(1, 3, 1, "genius")
