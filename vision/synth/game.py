@@ -153,6 +153,7 @@ def render_game(plan: GamePlan, out_dir: Path, samples: int = 12, threads: int =
         label = label_for_frame(fr.file, params, seeds, req, res.removed, {
             "seed": plan.seed, "frame": i, "after_move": fr.after_move,
             "settled": fr.settled, "samples": samples, "jpeg_quality_used": q,
+            "drop_tries": tries,
             "seconds": {"total": round(time.monotonic() - t0, 1),
                         "simulation": round(res.sim_seconds, 1),
                         "render": round(res.render_seconds, 1)},

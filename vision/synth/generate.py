@@ -90,13 +90,17 @@ def render_single(index: int, seed: int, out_dir: Path, samples: int = DEFAULT_S
     out_dir.mkdir(parents=True, exist_ok=True)
     png = out_dir / f".{name}.png"
     t0 = time.monotonic()
+    # one second drop puts back seeds that rolled off a heap (as a player would);
+    # whatever still ends elsewhere changes the label
     res = render_frame(params, targets_of(req["counts"], req["reserves"]), png,
-                       samples=samples, threads=threads, hand=params.get("hand"))
+                       samples=samples, threads=threads, hand=params.get("hand"),
+                       exact_tries=2)
     q = finish(png, out_dir / f"{name}.jpg", params["sensor"], rng,
                (params["camera"]["width"], params["camera"]["height"]))
     png.unlink(missing_ok=True)
     label = label_for_frame(f"{name}.jpg", params, res.seeds, req, res.removed, {
         "seed": seed, "index": index, "samples": samples, "jpeg_quality_used": q,
+        "drop_tries": 2,
         "seconds": {"total": round(time.monotonic() - t0, 1),
                     "simulation": round(res.sim_seconds, 1),
                     "render": round(res.render_seconds, 1)},
