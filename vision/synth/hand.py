@@ -40,16 +40,24 @@ def hand_capsules(geometry: BoardGeometry, hand: dict[str, Any]) -> list[tuple[s
     parts: list[tuple[str, Capsule]] = [
         ("upper_arm", (elbow, shoulder, 0.045 * s)),
         ("forearm", (wrist, elbow, 0.03 * s)),
-        ("palm_l", (wrist - lat * 0.012 * s, knuckle - lat * 0.022 * s, 0.02 * s)),
-        ("palm_r", (wrist + lat * 0.012 * s, knuckle + lat * 0.022 * s, 0.02 * s)),
+        ("palm_l", (wrist - lat * 0.014 * s, knuckle - lat * 0.024 * s, 0.017 * s)),
+        ("palm_m", (wrist + 0.004 * s * up, knuckle + 0.004 * s * up, 0.018 * s)),
+        ("palm_r", (wrist + lat * 0.014 * s, knuckle + lat * 0.024 * s, 0.017 * s)),
     ]
-    for k, off in enumerate((-1.5, -0.5, 0.5, 1.5)):
+    # index (next to the thumb) .. little finger, each in two bent segments
+    for k, (off, length, rad) in enumerate(((-1.5, 0.95, 0.0085), (-0.5, 1.0, 0.0088),
+                                            (0.5, 0.95, 0.0083), (1.5, 0.8, 0.0074))):
         base = knuckle + lat * off * 0.017 * s * (1 + 0.3 * spread)
-        end = tips + lat * off * 0.007 * s * (1 + spread) - d * 0.004 * s * (abs(off) - 0.5)
-        parts.append((f"finger{k}", (base, end, 0.0085 * s)))
+        end = (tips + lat * off * 0.007 * s * (1 + spread)
+               - d * (1 - length) * 0.04 * s + (1 - length) * 0.02 * s * up)
+        mid = base + (end - base) * 0.55 + 0.012 * s * up + d * 0.008 * s
+        parts.append((f"finger{k}a", (base, mid, rad * s)))
+        parts.append((f"finger{k}b", (mid, end, rad * 0.92 * s)))
     thumb_base = wrist - lat * 0.025 * s + d * 0.02 * s
-    thumb_tip = knuckle - lat * (0.045 + 0.02 * spread) * s - 0.015 * s * up
-    parts.append(("thumb", (thumb_base, thumb_tip, 0.01 * s)))
+    thumb_mid = wrist - lat * (0.04 + 0.01 * spread) * s + d * 0.05 * s
+    thumb_tip = knuckle - lat * (0.035 + 0.02 * spread) * s + d * 0.02 * s - 0.015 * s * up
+    parts.append(("thumb_a", (thumb_base, thumb_mid, 0.011 * s)))
+    parts.append(("thumb_b", (thumb_mid, thumb_tip, 0.0095 * s)))
     return parts
 
 
