@@ -37,7 +37,7 @@ class LocateConfig:
     min_side_ratio: float = 1.15  # long / short side in the image, plausible boards
     max_side_ratio: float = 5.0
     same_quad_frac: float = 0.035  # quads whose corners all agree within this / diagonal are one
-    finalists: int = 6  # quads with the strongest outlines scored by the lattice search
+    finalists: int = 4  # quads with the strongest outlines scored by the lattice search
     both_axes_below: float = 1.35  # long/short below this: try both long-axis hypotheses
     outline_power: float = 0.5  # ranking: lattice score x (outline / best outline) ** this
     min_quick_lattice: float = 2.0  # weaker pits' response / mean below this -> BoardNotFound

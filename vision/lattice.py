@@ -63,7 +63,7 @@ def _comb(profile: np.ndarray, n: int, pitches: np.ndarray, gaps: np.ndarray | N
     """Best n-point comb on a 1-D profile: (start, pitch, gap, mean value at the points).
 
     With ``gaps``, points n/2.. are shifted by the gap (the middle of the board).
-    Vectorised over pitches and starts (default: every whole px); one pass per gap.
+    Vectorised over gaps, pitches and starts (default: every whole px).
     Positions are linearly interpolated. With ``centre``, combs whose middle is
     off that point lose (boards are symmetric; a comb one pit off is penalised).
     """
@@ -73,34 +73,33 @@ def _comb(profile: np.ndarray, n: int, pitches: np.ndarray, gaps: np.ndarray | N
     # (n+1)-th column): their response counts against the comb
     idx = np.concatenate([np.arange(n, dtype=np.float64), [-1.0, float(n)]])
     spread = float(np.std(profile))
-    best = (0.0, float(pitches[0]), 0.0, -np.inf)
-    for gap in (gaps if gaps is not None else np.zeros(1)):
-        shift = np.where(idx >= n // 2, gap, 0.0)
-        if starts is not None:
-            st = np.broadcast_to(starts[None, :], (len(pitches), len(starts)))
-        elif centre is not None:  # only combs within 1.5 pitches of the middle
-            reach = np.arange(-1.5 * pitches.max(), 1.5 * pitches.max() + 1, 1.0)
-            st = (centre - pitches * (n - 1) / 2 - gap / 2)[:, None] + reach[None, :]
-        else:
-            st = np.broadcast_to(np.arange(1.0, size - 1)[None, :], (len(pitches), size - 2))
-        pts = st[:, :, None] + pitches[:, None, None] * idx[None, None, :] + shift
-        i0 = np.floor(pts).astype(np.int64)
-        t = pts - i0
-        bad = (i0 < 0) | (i0 >= size - 1)
-        i0 = np.where(bad, size, i0)
-        v = prof[i0] * (1 - t) + prof[np.minimum(i0 + 1, size + 1)] * t
-        inside, outside = v[..., :n], v[..., n:]
-        inside = np.where(bad[..., :n], -1e9, inside)
-        outside = np.where(bad[..., n:], 0.0, outside)
-        vals = inside.mean(axis=2) - OUTSIDE_WEIGHT * outside.max(axis=2)
-        if centre is not None:
-            mid = st + pitches[:, None] * (n - 1) / 2 + gap / 2
-            off = (mid - centre) / pitches[:, None]
-            vals = vals - CENTRE_WEIGHT * spread * off**2
-        k = np.unravel_index(int(np.argmax(vals)), vals.shape)
-        if vals[k] > best[3]:
-            best = (float(st[k]), float(pitches[k[0]]), float(gap), float(vals[k]))
-    return best
+    # every (gap, pitch) pair is one row: one vectorised pass over all of them
+    gl = gaps if gaps is not None else np.zeros(1)
+    pc = np.tile(pitches, len(gl))
+    gc = np.repeat(gl, len(pitches))
+    if starts is not None:
+        st = np.broadcast_to(starts[None, :], (len(pc), len(starts)))
+    elif centre is not None:  # only combs within 1.5 pitches of the middle
+        reach = np.arange(-1.5 * pitches.max(), 1.5 * pitches.max() + 1, 1.0)
+        st = (centre - pc * (n - 1) / 2 - gc / 2)[:, None] + reach[None, :]
+    else:
+        st = np.broadcast_to(np.arange(1.0, size - 1)[None, :], (len(pc), size - 2))
+    shift = gc[:, None] * (idx >= n // 2)[None, :]
+    pts = st[:, :, None] + (pc[:, None] * idx[None, :] + shift)[:, None, :]
+    i0 = np.floor(pts).astype(np.int64)
+    t = pts - i0
+    bad = (i0 < 0) | (i0 >= size - 1)
+    i0 = np.where(bad, size, i0)
+    v = prof[i0] * (1 - t) + prof[np.minimum(i0 + 1, size + 1)] * t
+    inside = np.where(bad[..., :n], -1e9, v[..., :n])
+    outside = np.where(bad[..., n:], 0.0, v[..., n:])
+    vals = inside.mean(axis=2) - OUTSIDE_WEIGHT * outside.max(axis=2)
+    if centre is not None:
+        mid = st + (pc * (n - 1) / 2 + gc / 2)[:, None]
+        off = (mid - centre) / pc[:, None]
+        vals = vals - CENTRE_WEIGHT * spread * off**2
+    k = np.unravel_index(int(np.argmax(vals)), vals.shape)
+    return float(st[k]), float(pc[k[0]]), float(gc[k[0]]), float(vals[k])
 
 
 def _refine_comb(profile: np.ndarray, n: int, start: float, pitch: float, gap: float,
@@ -116,21 +115,22 @@ def _refine_comb(profile: np.ndarray, n: int, start: float, pitch: float, gap: f
     return _comb(profile, n, pitches, gaps, starts, centre)
 
 
-def _ellipse_score(blurred: np.ndarray, pts: np.ndarray, rx: float, ry: float, slack: int) -> float:
-    """Mean over points of the best mean edge strength on an ellipse (rx, ry) around
-    the point shifted by up to +/- slack px."""
+def _ellipse_scores(blurred: np.ndarray, pts: np.ndarray, radii: np.ndarray, slack: int) -> np.ndarray:
+    """For each (rx, ry) row of ``radii``: mean over points of the best mean edge
+    strength on that ellipse around the point shifted by up to +/- slack px.
+    One remap for all ellipses."""
     ang = np.linspace(0, 2 * np.pi, 40, endpoint=False)
-    ex, ey = rx * np.cos(ang), ry * np.sin(ang)
+    ex = radii[:, 0, None] * np.cos(ang)[None, :]  # (E, A)
+    ey = radii[:, 1, None] * np.sin(ang)[None, :]
     d = np.arange(-slack, slack + 1, dtype=np.float64)
-    sx, sy = np.meshgrid(d, d)
-    sx, sy = sx.ravel(), sy.ravel()
-    mx = pts[:, 0, None, None] + sx[None, :, None] + ex[None, None, :]
-    my = pts[:, 1, None, None] + sy[None, :, None] + ey[None, None, :]
-    vals = cv2.remap(blurred, mx.reshape(len(pts), -1).astype(np.float32),
-                     my.reshape(len(pts), -1).astype(np.float32), cv2.INTER_LINEAR,
-                     borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-    vals = vals.reshape(len(pts), len(sx), len(ang)).mean(axis=2)
-    return float(vals.max(axis=1).mean())
+    sx, sy = (v.ravel() for v in np.meshgrid(d, d))
+    n, e, k, a = len(pts), len(radii), len(sx), len(ang)
+    mx = pts[:, 0, None, None, None] + sx[None, None, :, None] + ex[None, :, None, :]
+    my = pts[:, 1, None, None, None] + sy[None, None, :, None] + ey[None, :, None, :]
+    vals = cv2.remap(blurred, mx.reshape(n, -1).astype(np.float32), my.reshape(n, -1).astype(np.float32),
+                     cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    vals = vals.reshape(n, e, k, a).mean(axis=3).max(axis=2)  # (n, e)
+    return vals.mean(axis=0)
 
 
 def fit_lattice(mag: np.ndarray, cfg: GridConfig = DEFAULT.grid, board_width: float | None = None,
@@ -200,10 +200,8 @@ def fit_lattice(mag: np.ndarray, cfg: GridConfig = DEFAULT.grid, board_width: fl
     # aspect is. The row/column pitch ratio gives a first guess (boards have
     # nearly square cells); ellipse fits around that guess decide.
     prior = float(np.clip(py / px / cfg.cell_ratio, 1 / 1.6, 1.6))
-    best_r, best_a, best_s = cfg.pit_radius_frac * px, prior, -1.0
-    for k in cfg.radius_fracs:
-        for m in cfg.anisotropy_steps:
-            s = _ellipse_score(blurred, pts, k * px, prior * m * k * px, slack)
-            if s > best_s:
-                best_r, best_a, best_s = k * px, prior * m, s
+    combos = np.array([(k * px, prior * m) for k in cfg.radius_fracs for m in cfg.anisotropy_steps])
+    radii = np.stack([combos[:, 0], combos[:, 0] * combos[:, 1]], axis=1)
+    best = int(np.argmax(_ellipse_scores(blurred, pts, radii, slack)))
+    best_r, best_a = float(combos[best, 0]), float(combos[best, 1])
     return Lattice(xs, ys, best_r, best_a, score)
