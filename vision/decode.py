@@ -42,16 +42,15 @@ def _constrained_map(logp: np.ndarray, allowed: np.ndarray) -> tuple[np.ndarray,
     best = np.full(tmax + 1, neg)
     best[0] = 0.0
     choice = np.zeros((n, tmax + 1), np.int16)
+    rev = np.arange(k - 1, -1, -1)
     for i in range(n):
-        new = np.full(tmax + 1, neg)
-        arg = np.zeros(tmax + 1, np.int16)
-        for c in range(min(k, tmax + 1)):
-            cand = np.full(tmax + 1, neg)
-            cand[c:] = best[: tmax + 1 - c] + logp[i, c]
-            better = cand > new
-            new[better] = cand[better]
-            arg[better] = c
-        best, choice[i] = new, arg
+        # windows[t, j] = best[t + j - (k - 1)]: the running total before adding c = k-1-j
+        padded = np.concatenate([np.full(k - 1, neg), best])
+        windows = np.lib.stride_tricks.sliding_window_view(padded, k)[: tmax + 1]
+        cand = windows + logp[i, rev][None, :]
+        j = np.argmax(cand, axis=1)
+        best = cand[np.arange(tmax + 1), j]
+        choice[i] = rev[j]
     scores = np.where(allowed, best, neg)
     t = int(np.argmax(scores))
     if not np.isfinite(scores[t]):
