@@ -31,13 +31,11 @@ class LocateConfig:
     cluster_lab_weights: tuple[float, float, float] = (0.5, 1.5, 1.5)  # L, a, b
     approx_eps_frac: tuple[float, ...] = (0.02, 0.04, 0.07)  # of the contour perimeter
     max_candidates: int = 24  # quads scored by the grid fit
-    pit_radii_px: tuple[int, ...] = (5, 8, 12)  # pit sizes (work scale) for the pit masks
-    pit_percentile: float = 85.0  # pit mask: ring response above this percentile
-    pit_region_expand: float = 1.15  # pit-lattice quad -> board quad (margins)
+    pit_radii_px: tuple[int, ...] = (5, 8, 12)  # pit sizes (work scale) for the pit-density map
     min_side_ratio: float = 1.15  # long / short side in the image, plausible boards
     max_side_ratio: float = 5.0
     same_quad_frac: float = 0.035  # quads whose corners all agree within this / diagonal are one
-    finalists: int = 4  # quads with the strongest outlines scored by the lattice search
+    finalists: int = 6  # quads with the strongest outlines scored by the lattice search
     both_axes_below: float = 1.35  # long/short below this: try both long-axis hypotheses
     outline_power: float = 0.5  # ranking: lattice score x (outline / best outline) ** this
     min_quick_lattice: float = 2.0  # weaker pits' response / mean below this -> BoardNotFound

@@ -94,31 +94,25 @@ def _cluster_masks(small: np.ndarray, cfg: VisionConfig) -> list[tuple[str, np.n
     return out
 
 
-def _pit_masks(grey: np.ndarray, cfg: VisionConfig) -> list[tuple[str, np.ndarray]]:
-    """Where the pits are: ring-shaped edge energy (ring filter minus its local
-    mean) at a few pit sizes, thresholded and closed so that neighbouring pits
-    join into one region covering the pit lattice. Independent of the table's and
-    the board's colours."""
-    lc = cfg.locate
-    mag = edge_magnitude(grey)
-    mag = mag / (float(np.percentile(mag, 90)) + 1e-3)
-    out = []
-    for r in lc.pit_radii_px:
+def _pit_density(mag: np.ndarray, cfg: VisionConfig) -> np.ndarray:
+    """Ring-shaped edge energy (ring filter minus its local mean, best of a few pit
+    sizes), normalised by its image mean: high where pits are."""
+    best = None
+    for r in cfg.locate.pit_radii_px:
         ring = ring_kernel(r, r, max(1.0, 0.2 * r))
         resp = cv2.filter2D(mag, -1, ring, borderType=cv2.BORDER_CONSTANT)
         box = int(3 * r) | 1
-        hp = resp - cv2.blur(resp, (box, box))
-        thr = float(np.percentile(hp, lc.pit_percentile))
-        m = (hp > max(thr, 0)).astype(np.uint8) * 255
-        k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(3.2 * r) | 1, int(3.2 * r) | 1))
-        m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, k)
-        out.append((f"pits{r}", m))
-    return out
+        hp = np.maximum(resp - cv2.blur(resp, (box, box)), 0)
+        hp /= float(hp.mean()) + 1e-6
+        best = hp if best is None else np.maximum(best, hp)
+    assert best is not None
+    return best
 
 
-def _expand(q: np.ndarray, f: float) -> np.ndarray:
-    c = q.mean(axis=0)
-    return c + (q - c) * f
+def _mean_inside(img: np.ndarray, q: np.ndarray) -> float:
+    mask = np.zeros(img.shape[:2], np.uint8)
+    cv2.fillConvexPoly(mask, np.round(q).astype(np.int32), 1)
+    return float(img[mask > 0].mean()) if mask.any() else 0.0
 
 
 def _best_four(hull: np.ndarray) -> np.ndarray | None:
@@ -282,11 +276,9 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
     seen: list[np.ndarray] = []
     raw: list[np.ndarray] = []
     scored: list[tuple[float, np.ndarray, str]] = []
-    sources = [(n, m, 1.0) for n, m in _masks(small, cfg)]
-    sources += [(n, m, 1.0) for n, m in _cluster_masks(small, cfg)]
-    for name, mask, grow in sources:
+    for name, mask in _masks(small, cfg) + _cluster_masks(small, cfg):
         for quad in _candidates(mask, cfg):
-            q = order_clockwise(_expand(quad, grow) if grow != 1.0 else quad)
+            q = order_clockwise(quad)
             if not _valid(q, cfg) or not _board_shaped(q, cfg):
                 continue
             if any(np.abs(q - s).max() < lc.same_quad_frac * diag for s in raw):
@@ -297,11 +289,12 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
                 continue
             seen.append(q)
             scored.append((_outline_contrast(small_mag, q), q, name))
+    density = _pit_density(small_mag, cfg)
     if not scored:
         raise BoardNotFound("no board-sized four-sided shape in the image")
-    # the quads with the strongest outlines are ranked by the free lattice search
-    # (which knows no margins or pit size)
-    scored.sort(key=lambda t: -t[0])
+    # pre-rank by outline contrast x the density of pit-like rings inside, then the
+    # best few are ranked by the free lattice search (which knows no margins or pit size)
+    scored.sort(key=lambda t: -t[0] * _mean_inside(density, t[1]))
     ranked = []
     top_outline = scored[0][0]
     for outline, q, name in scored[: lc.finalists]:
