@@ -81,7 +81,7 @@ class GridConfig:
     cell_ratio: float = 0.95  # typical row pitch / column pitch of a board (0.85..1.05)
     anisotropy_steps: tuple[float, ...] = (0.88, 0.94, 1.0, 1.06, 1.12)  # x the pitch-ratio guess
     score_quantile: float = 0.4  # board score: this quantile of the 32 pits' response (a hand may hide some)
-    min_lattice_score: float = 2.0  # weaker pits' ring response / mean below -> no board
+    min_lattice_score: float = 1.5  # weaker pits' ring response / mean below -> no board
     search_frac: float = 0.22  # refine each centre within +/- this share of the pitch
     ring_width_px: float = 3.0  # width of the rim ring template (canonical px)
     min_inliers: int = 10  # pits agreeing with the lattice fit needed to trust it
