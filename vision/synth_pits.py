@@ -7,7 +7,7 @@ wide randomisation so that the counter does not learn one board:
 * wood from pale to near-black with grain; round (elliptic under perspective)
   or rounded-square pits with a shaded bowl;
 * seeds of many looks (grey nuts, glossy brown seeds, pebbles, pale beans,
-  glass gems, random colours), 9-32 % of the pit diameter, stacked by a
+  glass gems, random colours), 9-45 % of the pit diameter, stacked by a
   sphere-packing deposition into heaps that hide each other;
 * coloured, directional light with shadows; tilted cameras (0-50 degrees);
 * webcam effects: low resolution, blur, noise, JPEG.
@@ -131,7 +131,8 @@ def random_style(rng: np.random.Generator) -> PitStyle:
         seed_bgr=tuple(float(c) for c in seed),  # type: ignore[arg-type]
         seed_var=_u(rng, 0.02, 0.15),
         multicolour=multicolour,
-        seed_ratio=float(np.exp(rng.uniform(math.log(0.09), math.log(0.32)))),
+        seed_ratio=_u(rng, 0.25, 0.45) if rng.random() < 0.5
+        else float(np.exp(rng.uniform(math.log(0.09), math.log(0.45)))),
         aspect=aspect,
         irregular=irregular,
         gloss=gloss,
@@ -144,8 +145,8 @@ def random_style(rng: np.random.Generator) -> PitStyle:
         tilt_deg=_u(rng, 0.0, 50.0),
         pit_frac=_u(rng, 0.62, 0.97),
         out_size=int(rng.integers(28, 161)),
-        blur=_u(rng, 0.0, 1.3),
-        noise=_u(rng, 0.0, 0.045),
+        blur=_u(rng, 0.0, 1.3) if rng.random() < 0.7 else 0.0,
+        noise=_u(rng, 0.0, 0.045) if rng.random() < 0.7 else 0.0,
         jpeg=int(rng.integers(35, 96)),
         outline=outline,
         rectified=bool(rng.random() < 0.45),
@@ -201,21 +202,36 @@ def _draw_pit(img: np.ndarray, style: PitStyle, rng: np.random.Generator, geom) 
     else:
         rad = np.sqrt(gx * gx + gy * gy)
     inside = np.clip((1.0 - rad) * r * 0.8 + 0.5, 0.0, 1.0)  # anti-aliased edge
-    # Bowl normals: surface z = depth * (rad^2 - 1); normal ~ (-dz/dx, -dz/dy, 1).
-    d = style.bowl_depth * 2.0
-    nx, ny = -d * gx, -d * gy
+    # Bowl: a spherical cap, from shallow to a hemisphere (k = 1); normals point at its centre.
+    k = min(1.0, style.bowl_depth * 2.2)
+    nz = np.sqrt(np.clip(1.0 - (k * rad) ** 2, 0.01, None))
+    nx, ny = -k * gx, -k * gy
     lx = math.cos(style.light_angle) * math.cos(style.light_elev * math.pi / 2)
     ly = math.sin(style.light_angle) * math.cos(style.light_elev * math.pi / 2)
     lz = math.sin(style.light_elev * math.pi / 2)
-    norm = np.sqrt(nx * nx + ny * ny + 1.0)
-    lam = (nx * lx + ny * ly + lz) / norm
-    shade = (0.35 + 0.65 * np.clip(lam, 0, 1)) * style.floor_dark
+    norm = np.sqrt(nx * nx + ny * ny + nz * nz)
+    lam = (nx * lx + ny * ly + nz * lz) / norm
+    # The rim shades the wall nearest the light: follow the ray up to the rim plane.
+    depth = (nz - math.sqrt(max(1.0 - k * k, 0.0))) / max(k, 1e-3) * 0.8
+    lxy = math.hypot(lx, ly)
+    reach = depth * lxy / max(lz, 0.05)
+    ex, ey = gx + reach * lx / max(lxy, 1e-6), gy + reach * ly / max(lxy, 1e-6)
+    lit = np.clip((1.0 - np.sqrt(ex * ex + ey * ey)) * 6.0 + 0.5, 0.0, 1.0)
+    ambient = _u(rng, 0.2, 0.5)
+    occl = 1.0 - _u(rng, 0.0, 0.4) * np.clip(rad, 0, 1) ** 4
+    shade = (ambient + (1 - ambient) * np.clip(lam, 0, 1) * lit) * occl * style.floor_dark
     shade *= 1.0 + _lowfreq(rng, n, 6) * 0.05
     factor = 1.0 + inside * (shade - 1.0)
     # Rim highlight / dark edge line.
     ring = np.exp(-(((rad - 1.0) * r) ** 2) / 1.5)
     factor = factor + ring * _u(rng, -0.25, 0.25)
     img *= factor[..., None]
+    if rng.random() < 0.5:  # varnish: a specular spot where the bowl mirrors the light
+        hx, hy, hz = lx, ly, lz + 1.0
+        hn = math.sqrt(hx * hx + hy * hy + hz * hz)
+        cos_h = np.clip((nx * hx + ny * hy + nz * hz) / (norm * hn), 0, 1)
+        spec = inside * lit * cos_h ** _u(rng, 20, 300) * _u(rng, 0.2, 0.9)
+        img += spec[..., None]
 
 
 def _seed_sprite(style: PitStyle, rng: np.random.Generator, diam: float, base: np.ndarray,
@@ -286,14 +302,16 @@ def _heap(count: int, rng: np.random.Generator, seed_r: float, depth: float):
     Returns an array (count, 3) of ground-plane x, y and height z.
     """
     pts = np.zeros((count, 3), np.float32)
-    lim = max(0.05, 1.0 - seed_r * 0.9)
+    lim = max(0.05, 1.0 - seed_r * 0.5)  # big heaps may lean on the rim
     spread = _u(rng, 0.6, 1.0)
     for i in range(count):
         k = 7
         ang = rng.uniform(0, 2 * math.pi, k)
-        rr = lim * spread * np.sqrt(rng.uniform(0, 1, k))
+        # A heap that no longer fits spreads over the rim (angle of repose, roughly).
+        reach = min(1.5, max(lim * spread, 1.1 * seed_r * math.sqrt(i)))
+        rr = reach * np.sqrt(rng.uniform(0, 1, k))
         cxs, cys = rr * np.cos(ang), rr * np.sin(ang)
-        z = depth * (cxs ** 2 + cys ** 2 - 1.0) + seed_r
+        z = depth * (np.minimum(cxs ** 2 + cys ** 2, 1.0) - 1.0) + seed_r
         if i:
             d2 = (cxs[:, None] - pts[None, :i, 0]) ** 2 + (cys[:, None] - pts[None, :i, 1]) ** 2
             lift = pts[None, :i, 2] + np.sqrt(np.clip((2 * seed_r) ** 2 - d2, 0, None))
@@ -344,10 +362,7 @@ def render_pit(style: PitStyle, count: int, rng: np.random.Generator) -> np.ndar
             x = cx + (c * gx - s * gy * q) * r
             y = cy + (s * gx + c * gy * q) * r - zpix * math.sin(tilt) * stretch
             grow = 1.0 + 0.08 * max(0.0, gz)
-            if style.multicolour:
-                base = palette[int(rng.integers(4))].copy()
-            else:
-                base = base_all.copy()
+            base = palette[int(rng.integers(4))].copy() if style.multicolour else base_all.copy()
             base *= 1.0 + rng.normal(0, style.seed_var, 3).astype(np.float32)
             base = np.clip(base * (0.85 + 0.25 * min(1.0, max(0.0, gz + 0.3))), 0, 1.2)
             # Contact shadow cast away from the light.

@@ -1,0 +1,159 @@
+"""Accuracy, calibration and speed of the pit counter (``vision.count.count_pit``).
+
+Usage::
+
+    python benchmarks/count_eval.py [--singles sample_images/singles] [--styles 150]
+                                    [--split odd|even|all] [--out benchmarks/results/count_eval.json]
+
+Two test sets, neither used for training or tuning:
+
+* **photoreal**: pit crops cut from the labelled renders in ``--singles``
+  (homography from ``corners_px`` to the canonical top view, a square around
+  each pit centre with the pit diameter 0.85 of the side, as the board
+  pipeline does; docs/vision.md; :mod:`vision.count_data`). ``--split odd``
+  keeps the odd-numbered images (the even ones are used in training). Each
+  image is scored without a look and with the look fitted on that image's own
+  pits and true counts (what calibration learns from the start position).
+* **procedural**: fresh styles from ``vision.synth_pits`` with a seed never
+  used by the trainer (``--seed``, default 777), with and without the look
+  fitted on the style's calibration pits.
+
+Per set: exact accuracy per count bucket (0, 1-3, 4-8, 9-15, 16+), mean
+absolute error, coverage of the 90 % interval for 16+ (``cover90``: the
+shortest run around the mode holding 90 %, :func:`vision.count.interval`;
+``cover90q``: the 5 %..95 % quantiles), mean confidence vs
+accuracy (calibration), milliseconds per pit. Prints a table and writes JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from vision.count import count_pit, fit_seed_look, interval  # noqa: E402
+from vision.count_data import image_pits, labelled_images  # noqa: E402
+from vision.synth_pits import random_style, render_pit  # noqa: E402
+
+BUCKETS = ((0, 0), (1, 3), (4, 8), (9, 15), (16, 40))
+CALIB = (6, 2, 2, 0, 0, 0)
+
+
+def score(rows: list[tuple[int, np.ndarray, float]]) -> dict:
+    """rows: (true count, probabilities, seconds)."""
+    out: dict = {"n": len(rows)}
+    if not rows:
+        return out
+    y = np.array([r[0] for r in rows])
+    probs = np.stack([r[1] for r in rows])
+    pred = probs.argmax(axis=1)
+    conf = probs.max(axis=1)
+    for lo, hi in BUCKETS:
+        sel = (y >= lo) & (y <= hi)
+        key = f"{lo}" if lo == hi else f"{lo}-{hi}" if hi < 40 else f"{lo}+"
+        out[f"exact_{key}"] = round(float(np.mean(pred[sel] == y[sel])), 4) if sel.any() else None
+        out[f"n_{key}"] = int(sel.sum())
+    small = y <= 8
+    out["exact_0-8"] = round(float(np.mean(pred[small] == y[small])), 4) if small.any() else None
+    out["exact_all"] = round(float(np.mean(pred == y)), 4)
+    out["mae"] = round(float(np.mean(np.abs(pred - y))), 3)
+    big = y >= 16
+    if big.any():
+        cover = [lo <= t <= hi for (lo, hi), t in zip(map(interval, probs[big]), y[big], strict=True)]
+        out["cover90_16+"] = round(float(np.mean(cover)), 4)
+        cdf = np.cumsum(probs[big], axis=1)
+        q05 = (cdf < 0.05).sum(axis=1)
+        q95 = (cdf < 0.95).sum(axis=1)
+        out["cover90q_16+"] = round(float(np.mean((y[big] >= q05) & (y[big] <= q95))), 4)
+        out["mae_16+"] = round(float(np.mean(np.abs(pred[big] - y[big]))), 3)
+    out["mean_confidence"] = round(float(conf.mean()), 4)
+    out["ms_per_pit"] = round(1000 * float(np.mean([r[2] for r in rows])), 3)
+    return out
+
+
+def _timed(crop: np.ndarray, look) -> tuple[np.ndarray, float]:
+    t = time.perf_counter()
+    pc = count_pit(crop, look)
+    return pc.probabilities, time.perf_counter() - t
+
+
+def procedural(n_styles: int, per_style: int, seed: int) -> tuple[dict, dict]:
+    rng = np.random.default_rng(seed)
+    plain, looked = [], []
+    for _ in range(n_styles):
+        style = random_style(rng)
+        look = fit_seed_look([render_pit(style, c, rng) for c in CALIB], CALIB)
+        for _ in range(per_style):
+            u = rng.random()
+            c = int(rng.integers(0, 9)) if u < 0.5 else int(rng.integers(9, 16)) if u < 0.7 \
+                else int(rng.integers(16, 41))
+            crop = render_pit(style, c, rng)
+            plain.append((c, *_timed(crop, None)))
+            looked.append((c, *_timed(crop, look)))
+    return score(plain), score(looked)
+
+
+def photoreal(folder: Path, split: str) -> tuple[dict, dict, list[dict]]:
+    """Score every pit of the labelled renders in ``folder`` (without look, and with the
+    look fitted on the same image's pits and their true counts, as calibration would)."""
+    plain, looked, worst = [], [], []
+    for lp, img, label in labelled_images(folder, split):
+        names, crops, counts = image_pits(img, label)
+        try:
+            look = fit_seed_look(crops, counts)
+        except ValueError:
+            look = None
+        for n, crop, c in zip(names, crops, counts, strict=True):
+            p, dt = _timed(crop, None)
+            plain.append((c, p, dt))
+            if look is not None:
+                looked.append((c, *_timed(crop, look)))
+            if int(np.argmax(p)) != c:
+                worst.append({"image": lp.stem, "pit": n, "true": c, "pred": int(np.argmax(p)),
+                              "conf": round(float(p.max()), 3),
+                              "seeds": ((label.get("render") or {}).get("seeds") or {}).get("kind")})
+    return score(plain), score(looked), worst
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--singles", type=Path, default=ROOT / "sample_images" / "singles")
+    ap.add_argument("--split", choices=("odd", "even", "all"), default="odd")
+    ap.add_argument("--styles", type=int, default=150)
+    ap.add_argument("--per-style", type=int, default=8)
+    ap.add_argument("--seed", type=int, default=777)
+    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "count_eval.json")
+    args = ap.parse_args(argv)
+    cv2.setNumThreads(1)
+    result: dict = {"command": " ".join(["python", "benchmarks/count_eval.py", *(argv or sys.argv[1:])])}
+    pr_plain, pr_look = procedural(args.styles, args.per_style, args.seed)
+    result["procedural"] = {"no_look": pr_plain, "with_look": pr_look,
+                            "styles": args.styles, "seed": args.seed}
+    if args.singles.is_dir():
+        ph_plain, ph_look, worst = photoreal(args.singles, args.split)
+        result["photoreal"] = {"no_look": ph_plain, "with_look_same_image": ph_look,
+                               "split": args.split, "folder": str(args.singles.relative_to(ROOT))
+                               if args.singles.is_relative_to(ROOT) else str(args.singles),
+                               "errors": worst[:40]}
+    for name, block in result.items():
+        if isinstance(block, dict):
+            for sub, s in block.items():
+                if isinstance(s, dict) and "n" in s:
+                    print(f"{name:10s} {sub:22s} " + " ".join(
+                        f"{k}={v}" for k, v in s.items() if not k.startswith("n_")))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=1) + "\n")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

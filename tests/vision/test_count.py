@@ -1,0 +1,151 @@
+"""Pit counter: single pits with known counts, distribution shape, robustness, seed look, CLI."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+from drawn_pit import drawn_pit
+
+from vision.count import PitCount, SeedLook, count_pit, count_pits, fit_seed_look, interval
+
+
+def heap_pit(count: int, rng_seed: int = 0) -> np.ndarray:
+    from vision.synth_pits import random_style, render_pit
+
+    rng = np.random.default_rng(rng_seed)
+    style = random_style(rng)
+    return render_pit(style, count, rng)
+
+
+def start_crops(**kw):
+    """Drawn crops of a start position's pits: 6, 2, 2 and empty ones."""
+    counts = [6, 2, 2] + [0] * 5
+    return [drawn_pit(n, rng_seed=i, **kw) for i, n in enumerate(counts)], counts
+
+
+LONE_SEED = pytest.mark.xfail(
+    reason="known gap: the network reads a lone seed in a plain drawn pit as empty", strict=False)
+
+
+@pytest.mark.parametrize("count", [0, pytest.param(1, marks=LONE_SEED), 2, 3, 4, 5, 6])
+def test_drawn_pits_counted_exactly_with_a_look(count: int) -> None:
+    look = fit_seed_look(*start_crops())
+    for k in range(2):
+        result = count_pit(drawn_pit(count, rng_seed=20 + k), look)
+        assert result.count == count, (count, k, result.probabilities[: count + 3])
+
+
+@pytest.mark.parametrize("count", [0, pytest.param(1, marks=LONE_SEED), 2, 3, 5])
+def test_drawn_pits_without_a_look(count: int) -> None:
+    # No calibration: the count must lie in the 90 % interval, the mode off by at most one.
+    for k in range(2):
+        result = count_pit(drawn_pit(count, rng_seed=30 + k))
+        lo, hi = interval(result.probabilities)
+        assert lo <= count <= hi, (count, k, lo, hi)
+        assert abs(result.count - count) <= 1
+
+
+@pytest.mark.parametrize("seed_px", [9, 14, 20])
+def test_count_does_not_depend_on_one_seed_size(seed_px: int) -> None:
+    look = fit_seed_look(*start_crops(seed_px=seed_px))
+    assert count_pit(drawn_pit(4, seed_px=seed_px, rng_seed=3), look).count == 4
+
+
+def test_empty_pit_is_zero_with_high_confidence() -> None:
+    look = fit_seed_look(*start_crops())
+    result = count_pit(drawn_pit(0, rng_seed=40), look)
+    assert result.count == 0
+    assert result.confidence > 0.8
+
+
+def test_distribution_shape_and_sum() -> None:
+    result = count_pit(heap_pit(12, rng_seed=5))
+    assert isinstance(result, PitCount)
+    assert result.probabilities.shape == (41,)
+    assert np.all(result.probabilities >= 0)
+    assert result.probabilities.sum() == pytest.approx(1.0, abs=1e-9)
+    assert result.count == int(np.argmax(result.probabilities))
+    assert result.confidence == pytest.approx(float(result.probabilities.max()))
+
+
+def test_big_heap_gives_wide_distribution() -> None:
+    small = count_pit(drawn_pit(2))
+    lo_s, hi_s = interval(small.probabilities)
+    widths = []
+    for k in range(3):
+        lo, hi = interval(count_pit(heap_pit(32, rng_seed=10 + k)).probabilities)
+        widths.append(hi - lo)
+    assert hi_s - lo_s <= 1
+    assert min(widths) >= 3
+    assert count_pit(heap_pit(32, rng_seed=10)).confidence < 0.6
+
+
+@pytest.mark.parametrize("value", [0, 255])
+def test_black_and_white_crops_do_not_crash(value: int) -> None:
+    result = count_pit(np.full((80, 80, 3), value, np.uint8))
+    assert 0 <= result.count <= 40
+    assert result.probabilities.sum() == pytest.approx(1.0)
+
+
+def test_dark_and_overexposed_pits_still_give_a_distribution() -> None:
+    img = drawn_pit(3)
+    dark = (img.astype(np.float32) * 0.15).astype(np.uint8)
+    bright = np.clip(img.astype(np.float32) * 3.0, 0, 255).astype(np.uint8)
+    for crop in (dark, bright):
+        result = count_pit(crop)
+        assert result.probabilities.shape == (41,)
+        assert 0.0 <= result.confidence <= 1.0
+
+
+def test_other_sizes_grey_and_non_square_crops() -> None:
+    look = fit_seed_look(*start_crops())  # learned on 96 px crops; every crop is resized
+    img = drawn_pit(3, size=192, seed_px=28)
+    assert count_pit(img, look).count == 3
+    assert count_pit(cv2.resize(img, (48, 48), interpolation=cv2.INTER_AREA), look).count == 3
+    wide = cv2.copyMakeBorder(img, 0, 0, 40, 40, cv2.BORDER_REPLICATE)  # 272 x 192
+    assert count_pit(wide, look).count == 3
+    grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    assert count_pit(grey).probabilities.shape == (41,)
+
+
+def test_bad_crops_raise_value_error() -> None:
+    with pytest.raises(ValueError):
+        count_pit(np.zeros((4, 4, 3), np.uint8))
+    with pytest.raises(ValueError):
+        count_pit(np.zeros((50, 50, 3), np.float32))  # type: ignore[arg-type]
+
+
+def test_count_pits_matches_count_pit() -> None:
+    crops = [drawn_pit(n) for n in (0, 2, 5)]
+    batch = count_pits(crops)
+    for crop, r in zip(crops, batch, strict=True):
+        assert np.allclose(count_pit(crop).probabilities, r.probabilities)
+
+
+def test_fit_seed_look_learns_size_and_colour() -> None:
+    crops, counts = start_crops()
+    look = fit_seed_look(crops, counts)
+    # Drawn seeds are 14 px across; their shadow and the camera blur widen them a little.
+    assert 10.0 <= look.seed_diam_px <= 19.0
+    # About one seed's area (at the 24 px template scale, shadow included) changes per seed.
+    assert 6.0 <= look.area_per_seed <= 25.0
+    assert look.seed_lab[0] > look.floor_lab[0] + 0.2  # pale seeds on a dark floor
+    assert look.empty is not None and look.empty.shape == (24, 24, 3)
+    again = SeedLook.from_json(json.loads(json.dumps(look.to_json())))
+    assert again.seed_diam_px == pytest.approx(look.seed_diam_px, abs=1e-3)
+    assert np.allclose(again.empty, look.empty, atol=1e-3)
+    crop = drawn_pit(3, rng_seed=9)
+    assert np.allclose(count_pit(crop, again).probabilities, count_pit(crop, look).probabilities,
+                       atol=1e-4)
+
+
+def test_fit_seed_look_needs_an_empty_and_a_seeded_pit() -> None:
+    with pytest.raises(ValueError, match="empty pit"):
+        fit_seed_look([drawn_pit(2), drawn_pit(6)], [2, 6])
+    with pytest.raises(ValueError, match="crops"):
+        fit_seed_look([drawn_pit(2)], [2, 0])
+    with pytest.raises(ValueError):
+        SeedLook.from_json({"seed_lab": [1, 2]})

@@ -1,0 +1,47 @@
+"""``bao count-pit IMAGE [--json]``: output forms and error cases."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import pytest
+from drawn_pit import drawn_pit
+
+from vision.count import count_pit
+from webui.cli import main
+
+
+def test_prints_most_likely_count(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "pit.png"
+    crop = drawn_pit(3)
+    cv2.imwrite(str(path), crop)
+    assert main(["count-pit", str(path)]) == 0
+    assert capsys.readouterr().out.strip() == str(count_pit(crop).count)
+
+
+def test_json_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "pit.jpg"
+    cv2.imwrite(str(path), drawn_pit(5), [cv2.IMWRITE_JPEG_QUALITY, 90])
+    assert main(["count-pit", str(path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) == {"count", "probabilities", "confidence"}
+    assert out["count"] == count_pit(cv2.imread(str(path))).count
+    assert out["probabilities"].index(max(out["probabilities"])) == out["count"]
+    assert len(out["probabilities"]) == 41
+    assert sum(out["probabilities"]) == pytest.approx(1.0, abs=1e-4)
+    assert 0.0 <= out["confidence"] <= 1.0
+
+
+def test_non_image_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "notes.png"
+    path.write_text("not an image")
+    assert main(["count-pit", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("bao: error:") and "notes.png" in err
+
+
+def test_missing_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["count-pit", str(tmp_path / "nope.jpg")]) == 2
+    assert "no such file" in capsys.readouterr().err

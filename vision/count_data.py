@@ -1,0 +1,93 @@
+"""Labelled pit crops cut from the photoreal renders (sample_images/singles).
+
+Used by the counter's trainer (even-numbered renders) and benchmark
+(odd-numbered renders). A crop is cut like the board pipeline's
+(docs/vision.md): homography from the label's ``corners_px`` to the canonical
+top view, scaled so that the pit diameter is 0.85 of a 96 px square centred on
+the labelled pit centre.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+CROP, FILL = 96, 0.85
+# Nominal board (metres) when a label carries no geometry: vision/synth/scene.py defaults.
+PIT_DIAM_M, LENGTH_M, WIDTH_M = 0.056, 0.68, 0.29
+
+
+def label_counts(position: dict) -> dict[str, int]:
+    """Hole name -> count from a position JSON."""
+    out = {}
+    for side, (front, back) in (("south", ("A", "B")), ("north", ("a", "b"))):
+        for i, v in enumerate(position[side]["front"]):
+            out[f"{front}{i + 1}"] = int(v)
+        for i, v in enumerate(position[side]["back"]):
+            out[f"{back}{i + 1}"] = int(v)
+    return out
+
+
+def pit_crops(image: np.ndarray, label: dict) -> dict[str, np.ndarray]:
+    """Square CROP x CROP crops of every labelled pit, cut from the rectified top view."""
+    render = label.get("render") if isinstance(label.get("render"), dict) else {}
+    geom = (render or {}).get("geometry") or {}
+    try:
+        length = 8 * geom["pitch_x"] + 2 * geom["margin_x"]
+        width = 3 * geom["pitch_y"] + geom["middle_gap"] + 2 * geom["margin_y"]
+        diam = 2 * geom["pit_radius"]
+    except KeyError:
+        length, width, diam = LENGTH_M, WIDTH_M, PIT_DIAM_M
+    ppm = CROP * FILL / diam  # canonical pixels per metre
+    w, h = int(round(length * ppm)), int(round(width * ppm))
+    dst = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    pad = CROP
+    shift = np.array([[1, 0, pad], [0, 1, pad], [0, 0, 1]], np.float64)
+    hom = shift @ cv2.getPerspectiveTransform(np.float32(label["corners_px"]), dst)
+    top = cv2.warpPerspective(image, hom, (w + 2 * pad, h + 2 * pad), flags=cv2.INTER_AREA,
+                              borderMode=cv2.BORDER_REPLICATE)
+    crops = {}
+    for name, (x, y) in label["pit_centers_px"].items():
+        p = hom @ np.array([x, y, 1.0])
+        x0, y0 = int(round(p[0] / p[2] - CROP / 2)), int(round(p[1] / p[2] - CROP / 2))
+        crop = top[max(y0, 0):y0 + CROP, max(x0, 0):x0 + CROP]
+        if crop.shape[:2] == (CROP, CROP):
+            crops[name] = crop.copy()
+    return crops
+
+
+def image_number(path: Path) -> int:
+    """The last number in a file stem (synth_1_0007 -> 7)."""
+    nums = re.findall(r"\d+", path.stem)
+    return int(nums[-1]) if nums else 0
+
+
+def labelled_images(folder: Path, split: str = "all") -> Iterator[tuple[Path, np.ndarray, dict]]:
+    """(label path, image, label) for each labelled image; split 'odd'/'even' by image number."""
+    for lp in sorted(Path(folder).glob("*.json")):
+        num = image_number(lp)
+        if (split == "odd" and num % 2 == 0) or (split == "even" and num % 2 == 1):
+            continue
+        try:
+            label = json.loads(lp.read_text())
+        except (OSError, json.JSONDecodeError):
+            continue
+        if not isinstance(label, dict) or "pit_centers_px" not in label or "position" not in label:
+            continue
+        img = cv2.imread(str(lp.with_name(label.get("image", lp.stem + ".jpg"))))
+        if img is not None:
+            yield lp, img, label
+
+
+def image_pits(image: np.ndarray, label: dict) -> tuple[list[str], list[np.ndarray], list[int]]:
+    """Names, crops and true counts of the pits not marked occluded."""
+    counts = label_counts(label["position"])
+    crops = pit_crops(image, label)
+    hidden = set(label.get("occluded_pits") or [])
+    names = [n for n in crops if n not in hidden and n in counts and counts[n] <= 40]
+    return names, [crops[n] for n in names], [counts[n] for n in names]
