@@ -7,7 +7,10 @@ new settled view is ready (once per still period).
 
 Motion is measured on a small blurred grey copy of the frame (NumPy
 ``[row, col]``): the fraction of pixels whose grey level changed by more than
-``pixel_threshold`` since the previous frame. Optionally only the board area
+``pixel_threshold`` since the previous frame. Once a still view has been read,
+a finer copy is compared with the view read: if seeds changed without any
+visible motion (a move between two frames of a slow camera), the still clock
+restarts and the new view is read when it has settled. Optionally only the board area
 counts (``set_board`` with the four corners in image pixels ``[x, y]``, the
 project's corner order), so people moving beside the board do not stop it
 settling.
@@ -37,12 +40,23 @@ class MotionConfig:
         pixel_threshold: grey-level change (0..255) that counts a pixel as changed.
         moving_fraction: fraction of changed pixels above which the frame is moving.
         width: width in pixels of the grey copy the comparison runs on.
+        detail_width: width of the finer grey copy compared with the last view
+            read: a move made without visible motion between two frames (a
+            slow camera, a skipped hand) still changes a few seeds.
+        detail_threshold: grey-level change that counts a pixel as changed
+            since the last view read.
+        detail_fraction: fraction of such pixels (inside the board, when known)
+            that means the board changed since it was read: the still clock
+            restarts and the view is read again once it has settled.
     """
 
     settle_seconds: float = 0.8
     pixel_threshold: int = 18
     moving_fraction: float = 0.004
     width: int = 192
+    detail_width: int = 640
+    detail_threshold: int = 40
+    detail_fraction: float = 0.0005
 
 
 @dataclass(frozen=True)
@@ -74,6 +88,8 @@ class SettleDetector:
         self._reported = False
         self._board: np.ndarray | None = None
         self._mask: np.ndarray | None = None
+        self._read_detail: np.ndarray | None = None
+        self._detail_mask: np.ndarray | None = None
 
     def reset(self) -> None:
         """Forget the history (e.g. after the camera changed)."""
@@ -81,47 +97,68 @@ class SettleDetector:
         self._still_since = None
         self._reported = False
         self._mask = None
+        self._read_detail = None
+        self._detail_mask = None
 
     def set_board(self, corners_px: Sequence[Sequence[float]] | None) -> None:
         """Count motion only inside the board outline (4 image points ``[x, y]``); None: whole frame."""
         self._board = None if corners_px is None else np.asarray(corners_px, dtype=np.float32).reshape(4, 2)
         self._mask = None
+        self._detail_mask = None
 
-    def _grey(self, image_bgr: np.ndarray) -> tuple[np.ndarray, float]:
+    def _grey(self, image_bgr: np.ndarray, width: int) -> tuple[np.ndarray, float]:
         if image_bgr.ndim != 3 or image_bgr.shape[2] != 3:
             raise ValueError(f"expected a BGR image (rows, cols, 3), got shape {image_bgr.shape}")
         h, w = image_bgr.shape[:2]
-        scale = self.config.width / float(w)
-        small = cv2.resize(image_bgr, (self.config.width, max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
+        scale = width / float(w)
+        small = cv2.resize(image_bgr, (width, max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
         grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
         return cv2.GaussianBlur(grey, (5, 5), 0), scale
 
+    def _board_mask(self, shape: tuple[int, ...], scale: float) -> np.ndarray | None:
+        if self._board is None:
+            return None
+        mask = np.zeros(shape, np.uint8)
+        cv2.fillConvexPoly(mask, np.round(self._board * scale).astype(np.int32), 1)
+        return mask.astype(bool) if mask.any() else None
+
+    @staticmethod
+    def _changed(a: np.ndarray, b: np.ndarray, threshold: int, mask: np.ndarray | None) -> float:
+        changed = cv2.absdiff(a, b) > threshold
+        return float(changed[mask].mean()) if mask is not None else float(changed.mean())
+
     def update(self, image_bgr: np.ndarray, t: float) -> MotionState:
         """Feed the next frame taken at time ``t`` (seconds, increasing)."""
-        grey, scale = self._grey(image_bgr)
+        cfg = self.config
+        grey, scale = self._grey(image_bgr, cfg.width)
         if self._board is not None and (self._mask is None or self._mask.shape != grey.shape):
-            mask = np.zeros(grey.shape, np.uint8)
-            cv2.fillConvexPoly(mask, np.round(self._board * scale).astype(np.int32), 1)
-            self._mask = mask.astype(bool) if mask.any() else None
+            self._mask = self._board_mask(grey.shape, scale)
         if self._previous is None or self._previous.shape != grey.shape:
             fraction = 1.0
         else:
-            changed = cv2.absdiff(grey, self._previous) > self.config.pixel_threshold
-            if self._mask is not None:
-                fraction = float(changed[self._mask].mean())
-            else:
-                fraction = float(changed.mean())
+            fraction = self._changed(grey, self._previous, cfg.pixel_threshold, self._mask)
         self._previous = grey
-        moving = fraction > self.config.moving_fraction
+        moving = fraction > cfg.moving_fraction
         if moving or self._still_since is None:
             if moving:
                 self._reported = False
             self._still_since = t
+        elif self._reported and self._read_detail is not None:
+            # still, and already read: did seeds change since that reading?
+            detail, dscale = self._grey(image_bgr, cfg.detail_width)
+            if self._detail_mask is None or self._detail_mask.shape != detail.shape:
+                self._detail_mask = self._board_mask(detail.shape, dscale)
+            if detail.shape == self._read_detail.shape and self._changed(
+                detail, self._read_detail, cfg.detail_threshold, self._detail_mask
+            ) > cfg.detail_fraction:
+                self._reported = False
+                self._still_since = t
         still_for = t - self._still_since
-        settled = not moving and still_for >= self.config.settle_seconds
+        settled = not moving and still_for >= cfg.settle_seconds
         ready = settled and not self._reported
         if ready:
             self._reported = True
+            self._read_detail = self._grey(image_bgr, cfg.detail_width)[0]
         return MotionState(moving, fraction, still_for, settled, ready)
 
 

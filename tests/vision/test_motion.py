@@ -60,3 +60,15 @@ def test_motion_beside_the_board_is_ignored_with_a_board_outline() -> None:
 def test_bad_frame_shape_is_an_error() -> None:
     with pytest.raises(ValueError, match="BGR"):
         SettleDetector().update(np.zeros((10, 10), np.uint8), 0.0)
+
+
+def test_seeds_changed_without_visible_motion_are_read_again() -> None:
+    """A move between two frames of a slow camera: no hand seen, a few seeds differ."""
+    det = SettleDetector(MotionConfig(settle_seconds=0.5))
+    before = scene()
+    after = before.copy()
+    for x in (145, 195, 245):  # three seeds sown into three pits
+        cv2.circle(after, (x, 120), 4, (235, 235, 225), -1)
+    states = run(det, [before] * 10 + [after] * 10)
+    assert not any(s.moving for s in states[1:])  # too small to count as motion
+    assert [i for i, s in enumerate(states) if s.ready] == [5, 15]
