@@ -14,6 +14,10 @@ every hypothesis about what happened since the last accepted position:
 A hypothesis predicts exact counts for all 32 pits; its score is the sum of the
 log-probabilities of those counts (seed conservation and the reserve are thus
 built in: every predicted board holds exactly the seeds the rules leave on it).
+When the camera also says which pits changed since a view of the accepted
+position (``changed``: per-pit probabilities, :func:`vision.motion.pit_changes`),
+that evidence is added to the ranking: a hypothesis changing pits the camera
+saw untouched, or leaving alone pits it saw change, loses up to ~4 nats a pit.
 The observation's *deficit* against a hypothesis is the best score any board
 could get minus the hypothesis' score, in nats: 0 when every pit's most likely
 count is the predicted one.
@@ -369,8 +373,28 @@ def _hypotheses(
     return out
 
 
+def change_evidence(before: np.ndarray, after: np.ndarray, changed: Mapping[str, float]) -> float:
+    """Log-likelihood of a per-pit change map under a hypothesis.
+
+    ``changed`` maps holes to the probability (0..1, exclusive) that the
+    pit's seeds changed since the view of the position ``before`` (counts in
+    HOLES order); the hypothesis predicts the board ``after``.
+    """
+    total = 0.0
+    for i, hole in enumerate(HOLES):
+        p = changed.get(hole)
+        if p is None:
+            continue
+        p = min(max(float(p), 0.01), 0.99)
+        total += math.log(p if before[i] != after[i] else 1.0 - p)
+    return total
+
+
 def infer_move(
-    position: Position, observation: Observation, config: RefereeConfig | None = None
+    position: Position,
+    observation: Observation,
+    config: RefereeConfig | None = None,
+    changed: Mapping[str, float] | None = None,
 ) -> Verdict:
     """Decide which legal move(s), if any, lead from ``position`` to the observed board.
 
@@ -378,6 +402,11 @@ def infer_move(
         position: the last accepted position (not modified).
         observation: the settled reading.
         config: thresholds; defaults to :class:`RefereeConfig`.
+        changed: optional per-pit probability that the seeds changed since a
+            view showing ``position`` (the camera's change map); it adds its
+            log-likelihood to each hypothesis' score when ranking them and
+            judging the margin (whether a hypothesis *explains* the counts
+            still depends on the counts alone).
 
     Returns:
         A :class:`Verdict`; only ``accepted`` verdicts carry moves to log.
@@ -395,6 +424,11 @@ def infer_move(
         return (best_possible - score <= config.explain_nats
                 and float(observation.pit_scores(counts).max()) <= config.pit_nats)
 
+    base = _counts(position)
+
+    def rank_score(counts: np.ndarray, score: float) -> float:
+        return score + (change_evidence(base, counts, changed) if changed else 0.0)
+
     hyps = _hypotheses(position, observation, 0) + _hypotheses(position, observation, 1)
     if config.pairs and not any(explains(h[2], h[3]) for h in hyps):
         hyps += _hypotheses(position, observation, 2)
@@ -403,7 +437,7 @@ def infer_move(
     groups: dict[bytes, list[tuple[tuple[Move, ...], tuple[str, ...], np.ndarray, float]]] = {}
     for h in hyps:
         groups.setdefault(h[2].tobytes(), []).append(h)
-    ranked = sorted(groups.values(), key=lambda g: -g[0][3])
+    ranked = sorted(groups.values(), key=lambda g: -rank_score(g[0][2], g[0][3]))
     candidates = tuple(
         Candidate(h[1], h[2], h[3], best_possible - h[3], h[0])
         for g in ranked[: config.candidates]
@@ -411,7 +445,8 @@ def infer_move(
     )[: max(config.candidates, len(ranked[0]))]
     best_group = ranked[0]
     best = best_group[0]
-    margin = best[3] - ranked[1][0][3] if len(ranked) > 1 else math.inf
+    margin = (rank_score(best[2], best[3]) - rank_score(ranked[1][0][2], ranked[1][0][3])
+              if len(ranked) > 1 else math.inf)
     expected_total = int(best[2].sum())
     observed_total = int(observed.sum())
 

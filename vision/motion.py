@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -160,6 +160,68 @@ class SettleDetector:
             self._reported = True
             self._read_detail = self._grey(image_bgr, cfg.detail_width)[0]
         return MotionState(moving, fraction, still_for, settled, ready)
+
+
+@dataclass(frozen=True)
+class ChangeConfig:
+    """Thresholds of the per-pit change map between two settled views.
+
+    Attributes:
+        pixel_threshold: grey-level change (0..255, after a 5 x 5 blur) that
+            counts a pixel as changed.
+        radius_frac: pit disk radius as a fraction of the distance to the
+            nearest pit centre.
+        low: changed-pixel fraction at or below which a pit surely did not change.
+        high: fraction at or above which it surely did.
+        camera_moved: fraction of pits changed above which the camera (or the
+            board) moved: the map is then not evidence about seeds.
+    """
+
+    pixel_threshold: int = 30
+    radius_frac: float = 0.42
+    low: float = 0.01
+    high: float = 0.03
+    camera_moved: float = 0.6
+
+
+def pit_changes(
+    before_bgr: np.ndarray,
+    after_bgr: np.ndarray,
+    pit_centers_px: Mapping[str, Sequence[float]],
+    config: ChangeConfig | None = None,
+) -> dict[str, float] | None:
+    """Probability that each pit's seeds changed between two settled views of a fixed camera.
+
+    ``pit_centers_px`` maps hole names to image points ``[x, y]`` (both views
+    share them). Returns ``{hole: p_changed}`` with p in [0.02, 0.98], or None
+    when the views cannot be compared (different sizes, the camera moved).
+    """
+    cfg = config or ChangeConfig()
+    if before_bgr.shape != after_bgr.shape or len(pit_centers_px) < 2:
+        return None
+    a = cv2.GaussianBlur(cv2.cvtColor(before_bgr, cv2.COLOR_BGR2GRAY), (5, 5), 0)
+    b = cv2.GaussianBlur(cv2.cvtColor(after_bgr, cv2.COLOR_BGR2GRAY), (5, 5), 0)
+    changed = cv2.absdiff(a, b) > cfg.pixel_threshold
+    names = list(pit_centers_px)
+    pts = np.asarray([pit_centers_px[n] for n in names], np.float64).reshape(-1, 2)
+    dist = np.linalg.norm(pts[:, None] - pts[None], axis=2)
+    np.fill_diagonal(dist, np.inf)
+    radius = cfg.radius_frac * float(np.median(dist.min(axis=1)))
+    h, w = changed.shape
+    out: dict[str, float] = {}
+    for name, (x, y) in zip(names, pts, strict=True):
+        x0, x1 = max(0, int(x - radius)), min(w, int(x + radius) + 1)
+        y0, y1 = max(0, int(y - radius)), min(h, int(y + radius) + 1)
+        if x0 >= x1 or y0 >= y1:
+            return None
+        yy, xx = np.mgrid[y0:y1, x0:x1]
+        disk = (xx - x) ** 2 + (yy - y) ** 2 <= radius * radius
+        fraction = float(changed[y0:y1, x0:x1][disk].mean())
+        t = (fraction - cfg.low) / (cfg.high - cfg.low)
+        out[name] = float(np.clip(t, 0.02, 0.98))
+    if sum(p > 0.5 for p in out.values()) > cfg.camera_moved * len(out):
+        return None
+    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -34,7 +34,7 @@ from engine.referee import (
     board_vector,
     infer_move,
 )
-from vision.motion import MotionConfig, SettleDetector
+from vision.motion import MotionConfig, SettleDetector, pit_changes
 from webui.sources import Frame, FrameSource
 from webui.store import GameStore
 
@@ -126,6 +126,10 @@ class LiveReferee:
         self.motion: dict[str, Any] = {"moving": False, "still_for": 0.0, "settled": False}
         self.problem: str | None = None
         self.latencies_ms: list[float] = []
+        # the last view known to show the accepted position: (image, ply); the
+        # next view's per-pit change map against it is evidence for the referee
+        self._reference: tuple[np.ndarray, int] | None = None
+        self._last_view: np.ndarray | None = None
         self.source: FrameSource | None = None
         self.source_info: dict[str, Any] = {"kind": "browser", "running": False, "ended": False}
         self._thread: threading.Thread | None = None
@@ -159,6 +163,7 @@ class LiveReferee:
             self.ply = len(record.moves)
             self.pending = None
             self.verdict = None
+            self._reference = None
             self.detector.reset()
 
     def resume_or_start(self) -> int:
@@ -211,6 +216,7 @@ class LiveReferee:
             t0 = time.perf_counter()
             with self.lock:
                 south, profile = self.south_side, self.profile
+                reference = self._reference
             try:
                 recognition = self.recognize(image, south=south, profile=profile)
             except VisionError as exc:
@@ -238,6 +244,10 @@ class LiveReferee:
             observation = None
             if "hand_over_board" not in status:
                 observation = Observation.from_probabilities(recognition.probabilities)
+            centres = getattr(recognition, "pit_centers_px", {}) or {}
+            changed = None
+            if reference is not None and centres:
+                changed = pit_changes(reference[0], image, centres)
             with self.lock:
                 self.detector.set_board(corners)
                 self.reading = reading
@@ -246,8 +256,13 @@ class LiveReferee:
                     self.problem = "hands over the board: waiting for it to clear"
                     return None
                 self.problem = None
-                verdict = infer_move(self.position, observation, self.referee)
+                self._last_view = image
+                if reference is None or reference[1] != self.ply:
+                    changed = None  # that view no longer shows the accepted position
+                verdict = infer_move(self.position, observation, self.referee, changed)
                 result = self._settle_verdict(verdict, "camera")
+                if verdict.status in ("accepted", "unchanged"):
+                    self._reference = (image, self.ply)
                 latency = (time.perf_counter() - t0) * 1000.0
                 self.latencies_ms.append(latency)
                 result["latency_ms"] = round(latency, 1)
@@ -281,7 +296,10 @@ class LiveReferee:
             verdict = infer_move(self.position, observation, self.referee)
             if self.reading is not None:
                 self.reading["counts"] = board
-            return self._settle_verdict(verdict, "players")
+            result = self._settle_verdict(verdict, "players")
+            if verdict.status in ("accepted", "unchanged") and self._last_view is not None:
+                self._reference = (self._last_view, self.ply)
+            return result
 
     def confirm(self, moves: Sequence[str]) -> dict[str, Any]:
         """Log moves the players chose (notation; must be legal in turn)."""
@@ -290,6 +308,8 @@ class LiveReferee:
                 raise ValueError("give at least one move to confirm")
             _, verdicts = apply_moves(self.position, list(moves))
             self._log(verdicts, "players")
+            if self._last_view is not None:
+                self._reference = (self._last_view, self.ply)
             self.verdict = {
                 "status": "accepted",
                 "message": " then ".join(v.notation for v in verdicts) + " (confirmed by the players)",
@@ -309,6 +329,7 @@ class LiveReferee:
             notation = self.store.undo_last(self.game_id)
             self.position.pop()
             self.ply -= 1
+            self._reference = None
             self.pending = None
             self.verdict = {"status": "undone", "message": f"{notation} taken back", "moves": [],
                             "candidates": [], "difference": {}, "at": time.time(), "ply": self.ply}

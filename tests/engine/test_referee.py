@@ -215,3 +215,25 @@ def test_random_games_read_with_noise_are_refereed_correctly(seed: int) -> None:
             accepted += 1
         pos = after
     assert accepted > 0
+
+
+def test_change_map_separates_moves_the_counts_cannot() -> None:
+    # As in the ambiguous case above, but the camera saw which pits changed:
+    # A6<* changes A3..A6, A7<* changes A4..A7.
+    obs = Observation.from_counts(board(**AFTER_A6_LEFT))
+    lp = obs.log_probs.copy()
+    for hole in ("A3", "A6", "A7"):
+        lp[HOLES.index(hole)] = np.log(np.full(COUNT_LEVELS, 1 / COUNT_LEVELS))
+    changed = {h: 0.02 for h in HOLES} | {"A3": 0.95, "A4": 0.95, "A5": 0.95, "A6": 0.95}
+    verdict = infer_move(Position.start(), Observation(lp), changed=changed)
+    assert verdict.status == "accepted" and verdict.moves[0].notation == "A6<*"
+    changed_a7 = {h: 0.02 for h in HOLES} | {"A4": 0.95, "A5": 0.95, "A6": 0.95, "A7": 0.95}
+    verdict = infer_move(Position.start(), Observation(lp), changed=changed_a7)
+    assert verdict.status == "accepted" and verdict.moves[0].notation == "A7<*"
+
+
+def test_change_map_does_not_make_a_contradicted_move_explain() -> None:
+    seen = board(**(AFTER_A6_LEFT | {"B1": 2}))
+    changed = {h: 0.02 for h in HOLES} | {"A3": 0.95, "A4": 0.95, "A5": 0.95, "A6": 0.95}
+    verdict = infer_move(Position.start(), Observation.from_counts(seen), changed=changed)
+    assert verdict.status == "unexplained"

@@ -72,3 +72,18 @@ def test_seeds_changed_without_visible_motion_are_read_again() -> None:
     states = run(det, [before] * 10 + [after] * 10)
     assert not any(s.moving for s in states[1:])  # too small to count as motion
     assert [i for i, s in enumerate(states) if s.ready] == [5, 15]
+
+
+def test_pit_change_map_names_the_pits_whose_seeds_changed() -> None:
+    from vision.motion import pit_changes
+
+    centres = {f"P{i}{j}": [145 + i * 50, 120 + j * 42] for i in range(8) for j in range(4)}
+    before = scene()
+    after = before.copy()
+    cv2.circle(after, (195, 162), 5, (235, 235, 225), -1)  # a seed dropped into pit P11
+    changed = pit_changes(before, after, centres)
+    assert changed is not None
+    assert changed["P11"] > 0.9
+    assert max(p for name, p in changed.items() if name != "P11") < 0.1
+    moved = np.roll(before, 25, axis=1)  # the camera was bumped: no evidence
+    assert pit_changes(before, moved, centres) is None
