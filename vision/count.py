@@ -119,6 +119,8 @@ class SeedLook:
         if self.empty is None or self.area_per_seed <= 0:
             return None
         changed = np.count_nonzero(_diff(small_lab(lab), self.empty) > self.empty_thr)
+        if changed > CHANGED_MAX * np.count_nonzero(PIT_MASK_T):
+            return None  # a heap covers the floor: the area says nothing about the count
         return changed / self.area_per_seed
 
     def features(self, lab: np.ndarray) -> np.ndarray:
@@ -180,11 +182,20 @@ def fit_seed_look(crops: Sequence[np.ndarray], counts: Sequence[int]) -> SeedLoo
 
 
 EMPTY_THR_MIN = 0.05
+CHANGED_MAX = 0.4  # changed share of the pit above which changed_seeds gives no evidence
 
 
 def _diff(small: np.ndarray, template: np.ndarray) -> np.ndarray:
-    """Lab distance to the empty-pit template over the pit (TEMPLATE scale)."""
-    return np.sqrt(((small - template) ** 2).sum(axis=2))[PIT_MASK_T]
+    """Lab distance to the empty-pit template over the pit (TEMPLATE scale), after matching
+    the crop's median brightness and colour to the template's (light differs across a board)."""
+    s = small[PIT_MASK_T]
+    t = template[PIT_MASK_T]
+    ms, mt = np.median(s, axis=0), np.median(t, axis=0)
+    gain = float(np.clip(mt[0] / max(float(ms[0]), 1e-3), 0.5, 2.0))
+    s = s.copy()
+    s[:, 0] *= gain
+    s[:, 1:] += mt[1:] - ms[1:]
+    return np.sqrt(((s - t) ** 2).sum(axis=1))
 
 
 class CounterModel:
@@ -292,17 +303,22 @@ def _inputs(crop_bgr: np.ndarray, look: SeedLook | None) -> tuple[np.ndarray, fl
 
 
 # Changed-area evidence with a calibrated empty pit: the area differing from the
-# template, in seeds, is ~ N(n, (A + B n)^2) for n seeds; the network's
+# template, in seeds, is ~ N(n, (A + B n)^2) for n seeds (B_UP above the estimate); the network's
 # distribution is tempered by W before the product. Tuned on the photoreal
 # renders numbered 1 mod 4 (benchmark reports all odd ones).
 HYBRID_A, HYBRID_B, HYBRID_W, HYBRID_FLOOR = 0.7, 0.45, 0.5, 0.02
+HYBRID_B_UP = 1.5
 
 
 def combine_changed_area(p: np.ndarray, seeds: float) -> np.ndarray:
     """Product of the network's distribution ``p`` (tempered) and the changed-area likelihood."""
     n = np.arange(N_COUNTS, dtype=np.float64)
-    sd = HYBRID_A + HYBRID_B * n
-    like = np.exp(-0.5 * ((seeds - n) / sd) ** 2) / sd
+    # Seeds hidden under others add no area: more seeds than the area shows is far likelier
+    # than fewer, so the likelihood is wide above the estimate.
+    above = n > seeds
+    sd = HYBRID_A + np.where(above, HYBRID_B_UP, HYBRID_B) * n
+    norm = HYBRID_A + HYBRID_B * np.where(above, seeds, n)
+    like = np.exp(-0.5 * ((seeds - n) / sd) ** 2) / norm
     p = (1 - HYBRID_FLOOR) * p + HYBRID_FLOOR / N_COUNTS  # the network can be confidently wrong
     q = np.power(p, HYBRID_W) * like + 1e-300
     return q / q.sum()

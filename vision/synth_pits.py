@@ -119,6 +119,11 @@ def random_style(rng: np.random.Generator) -> PitStyle:
         tint = (1.0, _u(rng, 0.9, 1.0), _u(rng, 0.75, 0.95))
     else:  # coloured
         tint = tuple(float(c) for c in rng.uniform(0.5, 1.0, 3))
+    seed_ratio = _u(rng, 0.25, 0.45) if rng.random() < 0.5 \
+        else float(np.exp(rng.uniform(math.log(0.09), math.log(0.45))))
+    pit_frac = _u(rng, 0.62, 0.97)
+    # A camera that cannot resolve a seed (under ~5 px) teaches nothing: raise the resolution.
+    out_size = max(int(rng.integers(28, 161)), int(math.ceil(5.0 / (seed_ratio * pit_frac))))
     return PitStyle(
         wood_bgr=tuple(float(c) for c in wood),  # type: ignore[arg-type]
         grain_amp=_u(rng, 0.0, 0.25),
@@ -131,8 +136,7 @@ def random_style(rng: np.random.Generator) -> PitStyle:
         seed_bgr=tuple(float(c) for c in seed),  # type: ignore[arg-type]
         seed_var=_u(rng, 0.02, 0.15),
         multicolour=multicolour,
-        seed_ratio=_u(rng, 0.25, 0.45) if rng.random() < 0.5
-        else float(np.exp(rng.uniform(math.log(0.09), math.log(0.45)))),
+        seed_ratio=seed_ratio,
         aspect=aspect,
         irregular=irregular,
         gloss=gloss,
@@ -143,8 +147,8 @@ def random_style(rng: np.random.Generator) -> PitStyle:
         exposure=float(np.exp(rng.uniform(math.log(0.45), math.log(1.7)))),
         gradient=_u(rng, 0.0, 0.35),
         tilt_deg=_u(rng, 0.0, 50.0),
-        pit_frac=_u(rng, 0.62, 0.97),
-        out_size=int(rng.integers(28, 161)),
+        pit_frac=pit_frac,
+        out_size=out_size,
         blur=_u(rng, 0.0, 1.3) if rng.random() < 0.7 else 0.0,
         noise=_u(rng, 0.0, 0.045) if rng.random() < 0.7 else 0.0,
         jpeg=int(rng.integers(35, 96)),
