@@ -13,6 +13,8 @@ Configuration (``app.config``; ``test_config`` overrides it):
 - ``REFEREE``, ``MOTION``: :class:`engine.referee.RefereeConfig`,
   :class:`vision.motion.MotionConfig`.
 - ``HINT_SECONDS``: thinking time of the Hint button, default 1.0.
+- ``AUTO_CALIBRATE``: without a profile, calibrate on the first settled view
+  of a game at the start position (default True).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ def create_app(test_config: dict[str, Any] | None = None, instance_path: str | N
         HINT_SECONDS=1.0,
         LOW_CONFIDENCE=0.8,
         DEMO_REALTIME=True,
+        AUTO_CALIBRATE=True,
     )
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)
@@ -62,6 +65,7 @@ def create_app(test_config: dict[str, Any] | None = None, instance_path: str | N
         referee=app.config["REFEREE"],
         motion=app.config["MOTION"],
         low_confidence=app.config["LOW_CONFIDENCE"],
+        auto_calibrate=app.config["AUTO_CALIBRATE"] and not app.config["CALIBRATION"],
     )
     app.extensions["bao_store"] = store
     app.extensions["bao_live"] = live

@@ -90,6 +90,21 @@ def _holes_of(nested: Any) -> dict[str, Any]:
     return dict(zip(HOLES, values, strict=True))
 
 
+def low_confidence_pits(status: Sequence[str], confidence: dict[str, float], threshold: float) -> list[str]:
+    """Pits to highlight: those the vision flags (``uncertain_pits:``/``occluded_pits:``
+    status entries), else those whose confidence is below ``threshold``."""
+    flagged = [
+        hole
+        for entry in status
+        if entry.startswith(("uncertain_pits:", "occluded_pits:"))
+        for hole in entry.split(":", 1)[1].split(",")
+        if hole in confidence
+    ]
+    if flagged:
+        return sorted(set(flagged), key=HOLES.index)
+    return [h for h, c in confidence.items() if c < threshold]
+
+
 class LiveReferee:
     """The live game of one board: position, latest reading, verdicts, game log.
 
@@ -103,12 +118,15 @@ class LiveReferee:
         referee: RefereeConfig | None = None,
         motion: MotionConfig | None = None,
         low_confidence: float = 0.8,
+        auto_calibrate: bool = False,
     ) -> None:
         self.store = store
         self.recognize = recognize
         self.referee = referee or RefereeConfig()
         self.detector = SettleDetector(motion)
         self.low_confidence = low_confidence
+        self.auto_calibrate = auto_calibrate
+        """Without a profile, calibrate on the first settled view of a game at the start position."""
         self.lock = threading.RLock()
         self._read_lock = threading.Lock()
         self.south_side = "bottom"
@@ -217,6 +235,9 @@ class LiveReferee:
             with self.lock:
                 south, profile = self.south_side, self.profile
                 reference = self._reference
+                at_start = self.ply == 0 and self.position.to_json() == Position.start().to_json()
+            if profile is None and self.auto_calibrate and at_start:
+                profile = self._calibrate_on_start(image, south)
             try:
                 recognition = self.recognize(image, south=south, profile=profile)
             except VisionError as exc:
@@ -229,7 +250,7 @@ class LiveReferee:
             reading: dict[str, Any] = {
                 "counts": _holes_of(recognition.position),
                 "confidence": confidence,
-                "low_confidence": [h for h, c in confidence.items() if c < self.low_confidence],
+                "low_confidence": low_confidence_pits(status, confidence, self.low_confidence),
                 "corners": [[float(x), float(y)] for x, y in corners],
                 "status": status,
                 "frame_size": [int(image.shape[1]), int(image.shape[0])],
@@ -267,6 +288,20 @@ class LiveReferee:
                 self.latencies_ms.append(latency)
                 result["latency_ms"] = round(latency, 1)
                 return result
+
+    def _calibrate_on_start(self, image: np.ndarray, south: str) -> Any:
+        """No profile yet and the game is at its start: the view shows the start
+        position, which is all a calibration needs (as on the calibration page)."""
+        from calibration import calibrate_from_start
+
+        try:
+            profile = calibrate_from_start(image, south)
+        except ValueError:
+            return None  # no board found yet: read without a profile
+        with self.lock:
+            self.profile = profile
+            self.detector.set_board(profile.corners_px)
+        return profile
 
     def _settle_verdict(self, verdict: Verdict, source: str) -> dict[str, Any]:
         if verdict.status == "accepted":

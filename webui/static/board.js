@@ -101,7 +101,7 @@ const BaoBoard = (() => {
     for (const [hole, [r, c]] of Object.entries(CELL)) {
       const [x, y] = pits[hole] || [(c + 0.5) * w / 8, (r + 0.5) * h / 4];
       const conf = reading.confidence[hole];
-      const low = conf < lowThreshold;
+      const low = reading.low_confidence ? reading.low_confidence.includes(hole) : conf < lowThreshold;
       const g = el("g", { class: "read" + (low ? " low" : ""), "data-hole": hole });
       g.appendChild(el("circle", { cx: x, cy: y, r: Math.min(w / 8, h / 4) * 0.27 }));
       g.appendChild(el("text", { x: x, y: y + 6 }, String(reading.counts[hole])));
