@@ -182,7 +182,7 @@ def fit_seed_look(crops: Sequence[np.ndarray], counts: Sequence[int]) -> SeedLoo
 
 
 EMPTY_THR_MIN = 0.05
-CHANGED_MAX = 0.4  # changed share of the pit above which changed_seeds gives no evidence
+CHANGED_MAX = 0.6  # changed share of the pit above which changed_seeds gives no evidence
 
 
 def _diff(small: np.ndarray, template: np.ndarray) -> np.ndarray:
@@ -306,7 +306,7 @@ def _inputs(crop_bgr: np.ndarray, look: SeedLook | None) -> tuple[np.ndarray, fl
 # template, in seeds, is ~ N(n, (A + B n)^2) for n seeds (B_UP above the estimate); the network's
 # distribution is tempered by W before the product. Tuned on the photoreal
 # renders numbered 1 mod 4 (benchmark reports all odd ones).
-HYBRID_A, HYBRID_B, HYBRID_W, HYBRID_FLOOR = 0.7, 0.45, 0.5, 0.02
+HYBRID_A, HYBRID_B, HYBRID_W, HYBRID_FLOOR = 0.7, 0.45, 0.5, 0.01
 HYBRID_B_UP = 1.5
 
 
@@ -319,8 +319,9 @@ def combine_changed_area(p: np.ndarray, seeds: float) -> np.ndarray:
     sd = HYBRID_A + np.where(above, HYBRID_B_UP, HYBRID_B) * n
     norm = HYBRID_A + HYBRID_B * np.where(above, seeds, n)
     like = np.exp(-0.5 * ((seeds - n) / sd) ** 2) / norm
-    p = (1 - HYBRID_FLOOR) * p + HYBRID_FLOOR / N_COUNTS  # the network can be confidently wrong
-    q = np.power(p, HYBRID_W) * like + 1e-300
+    q = np.power(np.clip(p, 1e-12, None), HYBRID_W)
+    q = (1 - HYBRID_FLOOR) * q / q.sum() + HYBRID_FLOOR / N_COUNTS  # the network can be wrong
+    q = q * like + 1e-300
     return q / q.sum()
 
 
