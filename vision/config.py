@@ -78,6 +78,7 @@ class GridConfig:
     search_radius_fracs: tuple[float, ...] = (0.26, 0.34, 0.42, 0.50)  # ring radii / pitch, lattice search
     quick_radius_fracs: tuple[float, ...] = (0.30, 0.40)  # ring radii / pitch, ranking quads
     radius_fracs: tuple[float, ...] = (0.24, 0.27, 0.30, 0.33, 0.36, 0.39, 0.42, 0.45)  # pit radius / x pitch
+    rim_score_frac: float = 1.0  # pit radius: largest ring scoring >= this x the best (0.8 fits the rim better but counted worse)
     cell_ratio: float = 0.95  # typical row pitch / column pitch of a board (0.85..1.05)
     anisotropy_steps: tuple[float, ...] = (0.88, 0.94, 1.0, 1.06, 1.12)  # x the pitch-ratio guess
     score_quantile: float = 0.4  # board score: this quantile of the 32 pits' response (a hand may hide some)

@@ -202,6 +202,12 @@ def fit_lattice(mag: np.ndarray, cfg: GridConfig = DEFAULT.grid, board_width: fl
     prior = float(np.clip(py / px / cfg.cell_ratio, 1 / 1.6, 1.6))
     combos = np.array([(k * px, prior * m) for k in cfg.radius_fracs for m in cfg.anisotropy_steps])
     radii = np.stack([combos[:, 0], combos[:, 0] * combos[:, 1]], axis=1)
-    best = int(np.argmax(_ellipse_scores(blurred, pts, radii, slack)))
-    best_r, best_a = float(combos[best, 0]), float(combos[best, 1])
+    scores = _ellipse_scores(blurred, pts, radii, slack)
+    best = int(np.argmax(scores))
+    best_a = float(combos[best, 1])
+    # the rim is the outermost ring of edges (shading and seeds make inner ones):
+    # the largest radius, at the best ratio, that scores nearly as well
+    same_a = np.isclose(combos[:, 1], best_a)
+    good = same_a & (scores >= cfg.rim_score_frac * scores[best])
+    best_r = float(combos[good, 0].max())
     return Lattice(xs, ys, best_r, best_a, score)
