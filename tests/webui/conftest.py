@@ -86,6 +86,23 @@ class ScriptedRecognizer:
         return FakeRecognition(position, probs, conf, [[10, 10], [150, 10], [150, 80], [10, 80]], status)
 
 
+class LookupRecognizer(ScriptedRecognizer):
+    """Stand-in reader for camera frames: the registered frame nearest to the picture."""
+
+    def __call__(self, image: np.ndarray, south: str = "bottom", profile=None):  # type: ignore[override]
+        small = cv2.resize(image, (160, 90), interpolation=cv2.INTER_AREA).astype(int)
+        refs = [cv2.resize(self.images[c], (160, 90), interpolation=cv2.INTER_AREA).astype(int)
+                for c in range(len(self.boards))]
+        code = int(np.argmin([np.abs(ref - small).mean() for ref in refs])) + 1
+        labelled = self.images[code - 1].copy()
+        return super().__call__(labelled, south, profile)
+
+    def frame(self, board, hand: bool = False, misread=None) -> np.ndarray:  # type: ignore[override]
+        image = super().frame(board, hand=hand, misread=misread)
+        self.__dict__.setdefault("images", []).append(image)
+        return image
+
+
 @pytest.fixture
 def recognizer() -> ScriptedRecognizer:
     return ScriptedRecognizer()

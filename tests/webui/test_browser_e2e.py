@@ -26,7 +26,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from conftest import ScriptedRecognizer
+from conftest import LookupRecognizer
 
 from vision.motion import MotionConfig
 from webui.app import create_app
@@ -160,23 +160,6 @@ def test_fake_camera_game_is_logged_move_by_move(tmp_path: Path) -> None:
 
 def get_game_moves(app, game_id: int) -> list[dict]:
     return app.test_client().get(f"/api/games/{game_id}").get_json()["moves"]
-
-
-class LookupRecognizer(ScriptedRecognizer):
-    """Stand-in reader for camera frames: the registered frame nearest to the picture."""
-
-    def __call__(self, image: np.ndarray, south: str = "bottom", profile=None):  # type: ignore[override]
-        small = cv2.resize(image, (160, 90), interpolation=cv2.INTER_AREA).astype(int)
-        refs = [cv2.resize(self.images[c], (160, 90), interpolation=cv2.INTER_AREA).astype(int)
-                for c in range(len(self.boards))]
-        code = int(np.argmin([np.abs(ref - small).mean() for ref in refs])) + 1
-        labelled = self.images[code - 1].copy()
-        return super().__call__(labelled, south, profile)
-
-    def frame(self, board, hand: bool = False, misread=None) -> np.ndarray:  # type: ignore[override]
-        image = super().frame(board, hand=hand, misread=misread)
-        self.__dict__.setdefault("images", []).append(image)
-        return image
 
 
 def test_browser_camera_path_with_a_stand_in_reader(tmp_path: Path) -> None:

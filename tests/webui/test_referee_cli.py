@@ -54,3 +54,30 @@ def test_referee_start_position_and_errors(stills, tmp_path, capsys) -> None:
     assert "bao: error:" in capsys.readouterr().err
     start = Position.start().to_text()
     assert main(["referee", str(folder), "--south", "bottom", "--start", start]) == 0
+
+
+def test_referee_reads_a_video_when_the_board_settles(tmp_path, monkeypatch, capsys) -> None:
+    from conftest import LookupRecognizer
+
+    reader = LookupRecognizer()
+    monkeypatch.setattr(vision.recognize, "recognize", reader)
+    pos = Position.start()
+    played = []
+    shots = [(reader.frame(pos), 1.5)]
+    for _ in range(4):
+        move = pos.legal_moves[0]
+        played.append(pos.notation(move))
+        shots.append((reader.frame(pos, hand=True), 0.3))  # hands: too short to settle
+        pos.push(move)
+        shots.append((reader.frame(pos), 1.5))
+    path = tmp_path / "game.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10.0, (320, 180))
+    assert writer.isOpened()
+    for image, hold in shots:
+        big = cv2.resize(image, (320, 180), interpolation=cv2.INTER_NEAREST)
+        for _ in range(round(hold * 10)):
+            writer.write(big)
+    writer.release()
+    assert main(["referee", str(path), "--south", "bottom", "--json"]) == 0
+    assert [d["move"] for d in json.loads(capsys.readouterr().out)] == played
+    assert reader.calls == 5  # one reading per settled board; the short hand views never read
