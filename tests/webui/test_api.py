@@ -268,3 +268,16 @@ def test_calibration_capture_of_an_uploaded_frame(client) -> None:
     assert (data["width"], data["height"], data["south_side"]) == (320, 240, "left")
     assert len(data["corners"]) == 4
     assert client.get("/api/calibration/capture.jpg").mimetype == "image/jpeg"
+
+
+def test_json_export_imports_back(client, recognizer) -> None:
+    post_still(client, recognizer, after("A6<*"))
+    mid = after("A6<*")
+    second = mid.notation(mid.legal_moves[0])
+    post_still(client, recognizer, after("A6<*", second))
+    exported = client.get("/api/games/1/export?format=json").get_data(as_text=True)
+    r = client.post("/api/games/import", data=exported, content_type="application/json")
+    assert r.status_code == 201
+    game = client.get(f"/api/games/{r.get_json()['id']}").get_json()
+    assert [m["move"] for m in game["moves"]] == ["A6<*", second]
+    assert game["moves"][-1]["position"] == after("A6<*", second).to_json()
