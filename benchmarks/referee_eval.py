@@ -26,7 +26,9 @@ Usage::
 
     python3 benchmarks/referee_eval.py [--games sample_images/games] [--mode video|stills]
 
-Writes ``benchmarks/results/referee_eval.json``.
+Writes ``benchmarks/results/referee_eval.json`` (``referee_eval_stills.json``
+for ``--mode stills``: only the settled frames, each read as a still, like
+``bao referee`` on a folder of photos).
 """
 
 from __future__ import annotations
@@ -172,8 +174,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="read without a calibration profile (default: calibrate from the first frame, "
                         "which shows the start position)")
     parser.add_argument("--limit", type=int, default=0, help="only the first N games")
-    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "referee_eval.json"))
+    parser.add_argument("--out", help="results file (default benchmarks/results/referee_eval[_stills].json)")
     args = parser.parse_args(argv)
+    if not args.out:
+        suffix = "" if args.mode == "video" else "_stills"
+        args.out = str(ROOT / "benchmarks" / "results" / f"referee_eval{suffix}.json")
     sys.path.insert(0, str(ROOT))
     folders = sorted(p.parent for p in Path(args.games).glob("*/game.json"))
     if args.limit:
@@ -206,7 +211,11 @@ def main(argv: list[str] | None = None) -> int:
           f"latency max {total['latency_ms_max']} ms")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
+    note = ("latency_ms is settle -> verdict (vision + inference) in this process; on the page the "
+            "verdict comes back with the posted frame (browser camera) or at the next 300 ms poll "
+            "(server camera, demo)")
     out.write_text(json.dumps({"settings": {k: v for k, v in vars(args).items() if k != "out"},
+                               "machine_load": os.getloadavg()[0], "note": note,
                                "total": total, "games": results}, indent=1) + "\n")
     print(f"wrote {out}")
     return 0
