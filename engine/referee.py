@@ -81,6 +81,9 @@ class RefereeConfig:
             hypothesis predicting a different board before it is accepted.
         pairs: whether to try two-move hypotheses when nothing single fits.
         candidates: how many closest candidates a verdict reports.
+        untouched_below: with a change map, pits whose change probability is
+            below this are taken as untouched: a hypothesis leaving them alone
+            is not held to their (mis)read counts.
     """
 
     explain_nats: float = 10.0
@@ -88,6 +91,7 @@ class RefereeConfig:
     margin_nats: float = 4.0
     pairs: bool = True
     candidates: int = 5
+    untouched_below: float = 0.1
 
 
 def board_vector(position_json: Mapping[str, Any]) -> np.ndarray:
@@ -420,11 +424,17 @@ def infer_move(
         return Verdict("game_over", (), (cand,), observed, int(counts.sum()), int(observed.sum()),
                        math.inf, "the game is over; no further moves are refereed")
 
-    def explains(counts: np.ndarray, score: float) -> bool:
-        return (best_possible - score <= config.explain_nats
-                and float(observation.pit_scores(counts).max()) <= config.pit_nats)
-
     base = _counts(position)
+    # Pits the camera saw untouched keep the counts of the accepted position:
+    # a misread there says nothing against a hypothesis that leaves them alone.
+    untouched = np.zeros(32, dtype=bool)
+    if changed:
+        untouched = np.array([changed.get(h, 1.0) < config.untouched_below for h in HOLES])
+
+    def explains(counts: np.ndarray, score: float) -> bool:
+        deficits = observation.pit_scores(counts)
+        deficits[untouched & (counts == base)] = 0.0
+        return float(deficits.sum()) <= config.explain_nats and float(deficits.max()) <= config.pit_nats
 
     def rank_score(counts: np.ndarray, score: float) -> float:
         return score + (change_evidence(base, counts, changed) if changed else 0.0)

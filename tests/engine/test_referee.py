@@ -233,7 +233,21 @@ def test_change_map_separates_moves_the_counts_cannot() -> None:
 
 
 def test_change_map_does_not_make_a_contradicted_move_explain() -> None:
+    # seeds put into B1 (the camera saw B1 change): no legal move does that (2.3)
     seen = board(**(AFTER_A6_LEFT | {"B1": 2}))
+    changed = {h: 0.02 for h in HOLES} | {"A3": 0.95, "A4": 0.95, "A5": 0.95, "A6": 0.95, "B1": 0.95}
+    verdict = infer_move(Position.start(), Observation.from_counts(seen), changed=changed)
+    assert verdict.status == "unexplained"
+
+
+def test_misread_of_an_untouched_pit_is_forgiven_with_a_change_map() -> None:
+    # North's nyumba a5 (6 seeds, untouched by South's move) read confidently as 11.
+    seen = board(**(AFTER_A6_LEFT | {"a5": 11}))
+    assert infer_move(Position.start(), Observation.from_counts(seen)).status == "unexplained"
     changed = {h: 0.02 for h in HOLES} | {"A3": 0.95, "A4": 0.95, "A5": 0.95, "A6": 0.95}
     verdict = infer_move(Position.start(), Observation.from_counts(seen), changed=changed)
+    assert verdict.status == "accepted" and verdict.moves[0].notation == "A6<*"
+    # a misread in a pit the move changed is still a contradiction
+    seen_changed = board(**(AFTER_A6_LEFT | {"A5": 12}))
+    verdict = infer_move(Position.start(), Observation.from_counts(seen_changed), changed=changed)
     assert verdict.status == "unexplained"
