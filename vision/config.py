@@ -18,9 +18,9 @@ class LocateConfig:
     use_aruco: bool = False  # try four ArUco markers (ids 0..3 at TL, TR, BR, BL) first
     aruco_dict: str = "DICT_4X4_50"
     work_long_side_px: int = 480  # image is downscaled to this long side for the search
-    min_area_frac: float = 0.015  # candidate quad must cover >= this share of the image
+    min_area_frac: float = 0.04  # candidate quad must cover >= this share of the image
     max_area_frac: float = 0.97
-    min_side_px: float = 25.0  # at work scale
+    min_side_px: float = 40.0  # at work scale
     blur_px: int = 5
     canny_low: int = 30
     canny_high: int = 90
