@@ -45,11 +45,12 @@ FPS = 4
 WIDTH = 960
 
 
-def shortest_game() -> Path:
+def demo_game() -> Path:
+    """The game ``bao serve --demo`` shows: the first under sample_images/games."""
     games = sorted(ROOT.glob("sample_images/games/*/game.json"))
     if not games:
         pytest.skip("no rendered game sequence in sample_images/games")
-    return min(games, key=lambda p: len(json.loads(p.read_text())["frames"])).parent
+    return games[0].parent
 
 
 def write_y4m(game: Path, out: Path, settled_hold: float = 2.6, moving_hold: float = 0.5,
@@ -99,7 +100,7 @@ def test_fake_camera_game_is_logged_move_by_move(tmp_path: Path) -> None:
     sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright's Python package is not installed")
     from werkzeug.serving import make_server
 
-    game = shortest_game()
+    game = demo_game()
     sequence = GameSequenceSource(game, realtime=False)
     shown = max(int(e["after_move"]) for e in sequence.entries)  # frames may stop before the game ends
     truth = list(sequence.game["moves"])[:shown]
