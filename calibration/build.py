@@ -44,7 +44,7 @@ def calibrate_from_start(
     """
     image = check_image(image_bgr)
     if corners is not None:
-        quad = given_corners(corners, cfg)
+        quad = given_corners(np.asarray(corners, np.float64), cfg)
         start_corners, aspect = quad.corners, quad.aspect
     else:
         quad = locate_board(image, cfg)

@@ -6,6 +6,8 @@ Canonical view: South at the bottom. Rows top to bottom are ``b8..b1``,
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 CANONICAL_ROWS: tuple[tuple[str, ...], ...] = (
     tuple(f"b{i}" for i in range(8, 0, -1)),
     tuple(f"a{i}" for i in range(8, 0, -1)),
@@ -30,7 +32,7 @@ def side_rows(side: str) -> dict[str, list[str]]:
     raise ValueError(f"side must be 'south' or 'north', got {side!r}")
 
 
-def nested(values: dict[str, object]) -> dict[str, dict[str, list[object]]]:
+def nested(values: Mapping[str, object]) -> dict[str, dict[str, list[object]]]:
     """{hole: v} -> {"south": {"front": [...], "back": [...]}, "north": {...}}."""
     return {
         side: {row: [values[n] for n in names] for row, names in side_rows(side).items()}

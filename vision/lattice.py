@@ -164,6 +164,7 @@ def fit_lattice(mag: np.ndarray, cfg: GridConfig = DEFAULT.grid, board_width: fl
         v /= float(hp.mean()) + 1e-6
         if best is None or v > best[0]:
             best = (v, hp, x0, px)
+    assert best is not None
     v, resp, x0, px = best
     # row profile sampled on the found columns (max within a few px of each)
     cols = np.clip(np.round(x0 + px * np.arange(cfg.cols)).astype(int), 0, sw - 1)
@@ -201,13 +202,13 @@ def fit_lattice(mag: np.ndarray, cfg: GridConfig = DEFAULT.grid, board_width: fl
     # nearly square cells); ellipse fits around that guess decide.
     prior = float(np.clip(py / px / cfg.cell_ratio, 1 / 1.6, 1.6))
     combos = np.array([(k * px, prior * m) for k in cfg.radius_fracs for m in cfg.anisotropy_steps])
-    radii = np.stack([combos[:, 0], combos[:, 0] * combos[:, 1]], axis=1)
-    scores = _ellipse_scores(blurred, pts, radii, slack)
-    best = int(np.argmax(scores))
-    best_a = float(combos[best, 1])
+    ellipses = np.stack([combos[:, 0], combos[:, 0] * combos[:, 1]], axis=1)
+    scores = _ellipse_scores(blurred, pts, ellipses, slack)
+    top = int(np.argmax(scores))
+    best_a = float(combos[top, 1])
     # the rim is the outermost ring of edges (shading and seeds make inner ones):
     # the largest radius, at the best ratio, that scores nearly as well
     same_a = np.isclose(combos[:, 1], best_a)
-    good = same_a & (scores >= cfg.rim_score_frac * scores[best])
+    good = same_a & (scores >= cfg.rim_score_frac * scores[top])
     best_r = float(combos[good, 0].max())
     return Lattice(xs, ys, best_r, best_a, score)

@@ -81,7 +81,7 @@ def _cluster_masks(small: np.ndarray, cfg: VisionConfig) -> list[tuple[str, np.n
     tiny = cv2.resize(small, (lc.cluster_width_px, max(8, int(round(lc.cluster_width_px * h / w)))),
                       interpolation=cv2.INTER_AREA)
     lab = cv2.cvtColor(cv2.GaussianBlur(tiny, (3, 3), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
-    feat = (lab.reshape(-1, 3) * np.float32(lc.cluster_lab_weights)).astype(np.float32)
+    feat = (lab.reshape(-1, 3) * np.array(lc.cluster_lab_weights, np.float32)).astype(np.float32)
     crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 1.0)
     out = []
     for k in lc.kmeans_k:

@@ -72,7 +72,7 @@ def homography(corners: np.ndarray, size: tuple[int, int], pad: int = 0) -> np.n
     """3x3 matrix mapping image px -> canonical px for canonical TL, TR, BR, BL corners;
     the board fills ``size`` and ``pad`` px of surroundings are kept on every side."""
     w, h = size
-    dst = np.float32([[0, 0], [w, 0], [w, h], [0, h]]) + pad
+    dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32) + pad
     return cv2.getPerspectiveTransform(np.asarray(corners, np.float32), dst)
 
 
