@@ -306,7 +306,7 @@ def _inputs(crop_bgr: np.ndarray, look: SeedLook | None) -> tuple[np.ndarray, fl
 # template, in seeds, is ~ N(n, (A + B n)^2) for n seeds (B_UP above the estimate); the network's
 # distribution is tempered by W before the product. Tuned on the photoreal
 # renders numbered 1 mod 4 (benchmark reports all odd ones).
-HYBRID_A, HYBRID_B, HYBRID_W, HYBRID_FLOOR = 0.7, 0.45, 0.5, 0.01
+HYBRID_A, HYBRID_B, HYBRID_W, HYBRID_FLOOR = 0.7, 0.1, 1.0, 0.01
 HYBRID_B_UP = 1.5
 
 

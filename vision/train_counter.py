@@ -225,11 +225,11 @@ def _fit_calibration(logits: np.ndarray, y: np.ndarray) -> tuple[float, float, f
     widen_from = 8.0
     big = y >= 16
     widen = 0.0
-    for w in np.linspace(0.0, 1.0, 101):
+    for w in np.linspace(0.0, 0.6, 61):
         p = calibrate(logits[big], best_t, w, widen_from)
         cover = np.mean([lo <= t <= hi for (lo, hi), t in zip(map(interval, p), y[big], strict=True)])
         widen = float(w)
-        if cover >= 0.98:  # margin over the 95 % target for unseen looks
+        if cover >= 0.96:  # margin over the 95 % target for unseen looks
             break
     return best_t, widen, widen_from
 
