@@ -16,7 +16,9 @@ Figures per game and in total:
   the game's move at that ply),
 - false "illegal" alarms (``unexplained`` verdicts: every move in the
   sequences is legal, so each is false),
-- moves needing a human (confirmed by the simulated player),
+- moves needing a human (confirmed by the simulated player; it answers an
+  "unexplained" at once, an "ambiguous" only if the next view leaves it open,
+  since the referee keeps every possible reading until a later view decides),
 - wrong moves accepted (the simulated player takes them back and confirms
   the true move; those moves then count as needing a human, not as correct),
 - time from the board settling (the settled view is taken) to the verdict:
@@ -80,6 +82,7 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
     unexplained = ambiguous = human = 0
     events: list[dict[str, Any]] = []
     nonlocal_wrong: list[dict[str, Any]] = []
+    waited: list[str] = []  # an ambiguity left to the next view
     seen_verdict_at = None
     started = time.perf_counter()
 
@@ -90,6 +93,8 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
             return
         seen_verdict_at = verdict.get("at")
         status = verdict["status"]
+        if status != "ambiguous":
+            waited.clear()
         if status == "accepted":
             logged_now = [m.notation for m in live.store.get(live.game_id).moves]
             if logged_now != truth[: len(logged_now)]:
@@ -112,6 +117,11 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
                 ambiguous += 1
             events.append({"frame": entry["file"], "ply": live.ply, "status": status,
                            "message": verdict["message"][:300]})
+            if status == "ambiguous" and live.branches and not waited:
+                # the players need not answer at once: the next view may settle it
+                waited.append(entry["file"])
+                return
+            waited.clear()
             target = int(entry["after_move"])
             before = live.ply
             if target > before:

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -277,6 +277,8 @@ class Candidate:
         counts: the predicted 32 counts (HOLES order).
         score: log-likelihood of the observation under it.
         deficit: best possible score minus ``score`` (>= 0; 0 = perfect fit).
+        total: ``score`` plus the change map's log-likelihood (the ranking score).
+        explains: whether it explains the observation (see the module docstring).
     """
 
     notations: tuple[str, ...]
@@ -284,6 +286,8 @@ class Candidate:
     score: float
     deficit: float
     moves: tuple[Move, ...] = field(repr=False, default=())
+    total: float = 0.0
+    explains: bool = False
 
     def difference(self, observed: np.ndarray) -> dict[str, dict[str, int]]:
         """Pits where the observation's most likely count differs from the prediction."""
@@ -449,7 +453,7 @@ def infer_move(
         groups.setdefault(h[2].tobytes(), []).append(h)
     ranked = sorted(groups.values(), key=lambda g: -rank_score(g[0][2], g[0][3]))
     candidates = tuple(
-        Candidate(h[1], h[2], h[3], best_possible - h[3], h[0])
+        Candidate(h[1], h[2], h[3], best_possible - h[3], h[0], rank_score(h[2], h[3]), explains(h[2], h[3]))
         for g in ranked[: config.candidates]
         for h in g
     )[: max(config.candidates, len(ranked[0]))]
@@ -503,3 +507,73 @@ def apply_moves(position: Position, notations: Sequence[str]) -> tuple[Position,
         verdicts.append(describe_move(current, move, after, trace))
         current = after
     return current, verdicts
+
+
+@dataclass(frozen=True)
+class Branch:
+    """One reading of an ambiguous stretch of the game, kept until the views decide.
+
+    Attributes:
+        position: the position if this reading is right.
+        notations: the moves since the last logged position, in full notation.
+        verdicts: their verdicts.
+        score: log-likelihood of every view since the ambiguity under this reading.
+    """
+
+    position: Position
+    notations: tuple[str, ...]
+    verdicts: tuple[MoveVerdict, ...]
+    score: float
+
+
+def _grow(base: Position, prefix: tuple[str, ...], verdicts: tuple[MoveVerdict, ...], score: float,
+          candidate: Candidate) -> Branch:
+    current = base
+    grown = list(verdicts)
+    for move in candidate.moves:
+        after, trace = current.play(move)
+        grown.append(describe_move(current, move, after, trace))
+        current = after
+    return Branch(current, prefix + candidate.notations, tuple(grown), score + candidate.total)
+
+
+def _prune(branches: list[Branch], config: RefereeConfig, keep: int = 8) -> list[Branch]:
+    if not branches:
+        return []
+    best = max(b.score for b in branches)
+    unique: dict[tuple[str, ...], Branch] = {}
+    for b in sorted(branches, key=lambda b: -b.score):
+        if b.score >= best - config.margin_nats:
+            unique.setdefault(b.notations, b)
+    return list(unique.values())[:keep]
+
+
+def split(position: Position, verdict: Verdict, config: RefereeConfig | None = None) -> list[Branch]:
+    """The branches of an ``ambiguous`` verdict: its explaining candidates close to the best."""
+    config = config or RefereeConfig()
+    return _prune([_grow(position, (), (), 0.0, c) for c in verdict.candidates if c.explains], config)
+
+
+def follow(
+    branches: list[Branch],
+    observation: Observation,
+    config: RefereeConfig | None = None,
+    changed: Mapping[str, float] | None = None,
+) -> list[Branch]:
+    """Extend every branch by what the next settled view shows (0, 1 or 2 moves).
+
+    ``changed`` is the change map against the previous view (the one every
+    branch claims to show). Branches that cannot explain the view die, and so
+    do those ``margin_nats`` behind the best; one survivor decides the stretch.
+    """
+    config = config or RefereeConfig()
+    grown: list[Branch] = []
+    for branch in branches:
+        verdict = infer_move(branch.position, observation, config, changed)
+        if verdict.status == "game_over":  # nothing more can happen in this reading
+            grown.append(replace(branch, score=branch.score + verdict.candidates[0].score))
+            continue
+        for candidate in verdict.candidates:
+            if candidate.explains:
+                grown.append(_grow(branch.position, branch.notations, branch.verdicts, branch.score, candidate))
+    return _prune(grown, config)

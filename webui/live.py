@@ -27,12 +27,15 @@ import numpy as np
 from engine import Position
 from engine.referee import (
     HOLES,
+    Branch,
     Observation,
     RefereeConfig,
     Verdict,
     apply_moves,
     board_vector,
+    follow,
     infer_move,
+    split,
 )
 from vision.motion import MotionConfig, SettleDetector, pit_changes
 from webui.sources import Frame, FrameSource
@@ -148,6 +151,9 @@ class LiveReferee:
         # next view's per-pit change map against it is evidence for the referee
         self._reference: tuple[np.ndarray, int] | None = None
         self._last_view: np.ndarray | None = None
+        # an ambiguous stretch: the readings still possible, and the view they all claim to show
+        self.branches: list[Branch] = []
+        self._branch_view: np.ndarray | None = None
         self.source: FrameSource | None = None
         self.source_info: dict[str, Any] = {"kind": "browser", "running": False, "ended": False}
         self._thread: threading.Thread | None = None
@@ -182,6 +188,7 @@ class LiveReferee:
             self.pending = None
             self.verdict = None
             self._reference = None
+            self.branches = []
             self.detector.reset()
 
     def resume_or_start(self) -> int:
@@ -200,6 +207,7 @@ class LiveReferee:
             self.position.push(self.position.parse_move(m.notation))
         self.ply += len(verdict_moves)
         self.pending = None
+        self.branches = []
 
     # -- frames -----------------------------------------------------------
     def feed(self, frame: Frame) -> dict[str, Any]:
@@ -235,6 +243,7 @@ class LiveReferee:
             with self.lock:
                 south, profile = self.south_side, self.profile
                 reference = self._reference
+                branch_view = self._branch_view if self.branches else None
                 at_start = self.ply == 0 and self.position.to_json() == Position.start().to_json()
             if profile is None and self.auto_calibrate and at_start:
                 profile = self._calibrate_on_start(image, south)
@@ -269,6 +278,9 @@ class LiveReferee:
             changed = None
             if reference is not None and centres:
                 changed = pit_changes(reference[0], image, centres)
+            changed_since_branch = None
+            if branch_view is not None and centres:
+                changed_since_branch = pit_changes(branch_view, image, centres)
             with self.lock:
                 self.detector.set_board(corners)
                 self.reading = reading
@@ -281,13 +293,52 @@ class LiveReferee:
                 if reference is None or reference[1] != self.ply:
                     changed = None  # that view no longer shows the accepted position
                 verdict = infer_move(self.position, observation, self.referee, changed)
-                result = self._settle_verdict(verdict, "camera")
-                if verdict.status in ("accepted", "unchanged"):
+                if self.branches and verdict.status != "accepted":
+                    result = self._follow_branches(image, observation, changed_since_branch)
+                else:
+                    result = self._settle_verdict(verdict, "camera")
+                    if verdict.status == "ambiguous":
+                        self.branches = split(self.position, verdict, self.referee)
+                        self._branch_view = image
+                if result.get("status") in ("accepted", "unchanged"):
                     self._reference = (image, self.ply)
                 latency = (time.perf_counter() - t0) * 1000.0
                 self.latencies_ms.append(latency)
                 result["latency_ms"] = round(latency, 1)
                 return result
+
+    def _follow_branches(
+        self, image: np.ndarray, observation: Observation, changed: dict[str, float] | None
+    ) -> dict[str, Any]:
+        """An ambiguity is pending: let this view extend (or kill) each possible reading."""
+        survivors = follow(self.branches, observation, self.referee, changed)
+        self._branch_view = image
+        if len(survivors) == 1 and survivors[0].notations:
+            branch = survivors[0]
+            self._log(branch.verdicts, "camera")
+            message = " then ".join(branch.notations) + " (legal; the ambiguity resolved by the later views)"
+            status, moves = "accepted", [v.to_json() for v in branch.verdicts]
+        elif survivors:
+            self.branches = survivors
+            names = ", ".join(" then ".join(b.notations) or "no move" for b in survivors[:6])
+            message = f"still ambiguous: {names}"
+            status, moves = "ambiguous", []
+        else:
+            self.branches = []
+            message = "no reading of the ambiguous moves explains this view: please confirm or correct"
+            status, moves = "unexplained", []
+        best = max((b.score for b in survivors), default=0.0)
+        self.verdict = {
+            "status": status,
+            "message": message,
+            "moves": moves,
+            "candidates": [{"moves": list(b.notations), "deficit": round(best - b.score, 3), "difference": {}}
+                           for b in survivors if b.notations],
+            "difference": {},
+            "at": time.time(),
+            "ply": self.ply,
+        }
+        return self.verdict
 
     def _calibrate_on_start(self, image: np.ndarray, south: str) -> Any:
         """No profile yet and the game is at its start: the view shows the start
@@ -365,6 +416,7 @@ class LiveReferee:
             self.position.pop()
             self.ply -= 1
             self._reference = None
+            self.branches = []
             self.pending = None
             self.verdict = {"status": "undone", "message": f"{notation} taken back", "moves": [],
                             "candidates": [], "difference": {}, "at": time.time(), "ply": self.ply}

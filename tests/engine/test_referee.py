@@ -251,3 +251,25 @@ def test_misread_of_an_untouched_pit_is_forgiven_with_a_change_map() -> None:
     seen_changed = board(**(AFTER_A6_LEFT | {"A5": 12}))
     verdict = infer_move(Position.start(), Observation.from_counts(seen_changed), changed=changed)
     assert verdict.status == "unexplained"
+
+
+def test_ambiguity_is_resolved_by_a_later_view() -> None:
+    from engine.referee import follow, split
+
+    obs = Observation.from_counts(board(**AFTER_A6_LEFT))
+    lp = obs.log_probs.copy()
+    for hole in ("A3", "A6", "A7"):
+        lp[HOLES.index(hole)] = np.log(np.full(COUNT_LEVELS, 1 / COUNT_LEVELS))
+    start = Position.start()
+    verdict = infer_move(start, Observation(lp))
+    assert verdict.status == "ambiguous"
+    branches = split(start, verdict)
+    assert {b.notations for b in branches} >= {("A6<*",), ("A7<*",)}
+    # North moves; this time every pit is read clearly
+    mid = start.play(start.parse_move("A6<*"))[0]
+    north = mid.legal_moves[0]
+    end = mid.play(north)[0]
+    survivors = follow(branches, Observation.from_counts(end.to_json()))
+    assert [b.notations for b in survivors] == [("A6<*", mid.notation(north))]
+    assert survivors[0].position.to_json() == end.to_json()
+    assert [v.player for v in survivors[0].verdicts] == ["south", "north"]
