@@ -49,13 +49,15 @@ class ScriptedRecognizer:
         self.certainty = certainty
         self.rng = None if seed is None else np.random.default_rng(seed)
         self.calls = 0
+        self.unreadable: dict[int, tuple[str, ...]] = {}  # code -> pits read as "any count"
 
     def frame(self, board: dict[str, Any] | Position, hand: bool = False,
-              misread: dict[str, int] | None = None) -> np.ndarray:
+              misread: dict[str, int] | None = None, unreadable: tuple[str, ...] = ()) -> np.ndarray:
         if isinstance(board, Position):
             board = board.to_json()
         code = len(self.boards) + 1
         self.boards.append((board, hand, misread or {}))
+        self.unreadable[code] = unreadable
         # big random blocks (different boards look different to the motion detector)
         blocks = np.random.default_rng(code).integers(0, 256, (9, 16, 3), dtype=np.uint8)
         image = cv2.resize(blocks, (160, 90), interpolation=cv2.INTER_NEAREST)
@@ -80,7 +82,11 @@ class ScriptedRecognizer:
             for row, letter in zip(ROWS, names[side], strict=True):
                 counts = [misread.get(f"{letter}{i + 1}", c) for i, c in enumerate(board[side][row])]
                 position[side][row] = counts
-                probs[side][row] = [peaked(c, self.certainty, self.rng) for c in counts]
+                probs[side][row] = [
+                    [1 / 41] * 41 if f"{letter}{i + 1}" in self.unreadable.get(code, ()) else
+                    peaked(c, self.certainty, self.rng)
+                    for i, c in enumerate(counts)
+                ]
                 conf[side][row] = [max(p) for p in probs[side][row]]
         status = ["hand_over_board"] if hand else []
         return FakeRecognition(position, probs, conf, [[10, 10], [150, 10], [150, 80], [10, 80]], status)

@@ -281,3 +281,14 @@ def test_json_export_imports_back(client, recognizer) -> None:
     game = client.get(f"/api/games/{r.get_json()['id']}").get_json()
     assert [m["move"] for m in game["moves"]] == ["A6<*", second]
     assert game["moves"][-1]["position"] == after("A6<*", second).to_json()
+
+
+def test_ambiguous_view_is_settled_by_the_next_one(client, recognizer) -> None:
+    # A3, A6, A7 unreadable: A6<* and A7<* both fit (they differ only there)
+    state = post_still(client, recognizer, after("A6<*"), unreadable=("A3", "A6", "A7")).get_json()
+    assert state["verdict"]["status"] == "ambiguous" and state["needs_players"] and state["ply"] == 0
+    mid = after("A6<*")
+    north = mid.notation(mid.legal_moves[0])
+    state = post_still(client, recognizer, after("A6<*", north)).get_json()
+    assert [m["move"] for m in state["moves"]] == ["A6<*", north]
+    assert state["needs_players"] is False and state["verdict"]["status"] == "accepted"
