@@ -111,7 +111,7 @@ class SeedLook:
             raise ValueError(f"seed_look: bad values: {obj!r:.200}")
         if empty is not None and empty.shape != (TEMPLATE, TEMPLATE, 3):
             raise ValueError(f"seed_look: empty_pit_lab must be {TEMPLATE}x{TEMPLATE}x3")
-        return cls(seed, floor, diam, int(obj.get("n_crops", 0)), empty,  # type: ignore[arg-type]
+        return cls(seed, floor, diam, int(obj.get("n_crops", 0)), empty,
                    float(obj.get("empty_thr", 0.0)), float(obj.get("area_per_seed", 0.0)))
 
     def changed_seeds(self, lab: np.ndarray) -> float | None:

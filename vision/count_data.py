@@ -45,10 +45,10 @@ def pit_crops(image: np.ndarray, label: dict) -> dict[str, np.ndarray]:
         length, width, diam = LENGTH_M, WIDTH_M, PIT_DIAM_M
     ppm = CROP * FILL / diam  # canonical pixels per metre
     w, h = int(round(length * ppm)), int(round(width * ppm))
-    dst = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
     pad = CROP
     shift = np.array([[1, 0, pad], [0, 1, pad], [0, 0, 1]], np.float64)
-    hom = shift @ cv2.getPerspectiveTransform(np.float32(label["corners_px"]), dst)
+    hom = shift @ cv2.getPerspectiveTransform(np.array(label["corners_px"], np.float32), dst)
     top = cv2.warpPerspective(image, hom, (w + 2 * pad, h + 2 * pad), flags=cv2.INTER_AREA,
                               borderMode=cv2.BORDER_REPLICATE)
     crops = {}

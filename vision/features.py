@@ -64,7 +64,7 @@ def prepare(crop_bgr: np.ndarray) -> np.ndarray:
     h, w = crop_bgr.shape[:2]
     interp = cv2.INTER_AREA if min(h, w) > SIZE else cv2.INTER_LINEAR
     img = cv2.resize(crop_bgr, (SIZE, SIZE), interpolation=interp)
-    lab = cv2.cvtColor(img.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    lab = np.asarray(cv2.cvtColor(img.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab), np.float32)
     lab[..., 0] /= 100.0
     lab[..., 1:] /= 100.0
     return lab
@@ -147,7 +147,7 @@ def base_features(lab: np.ndarray) -> np.ndarray:
         gp = g[pit]
         feats.extend([float(gp.mean()), float(g[cor].mean()), np.count_nonzero(gp > 0.5) / gp.size,
                       np.count_nonzero(gp > 1.0) / gp.size, float(_grad(cimg)[pit].mean())])
-        img, cimg = cv2.pyrDown(img), cv2.pyrDown(cimg)
+        img, cimg = np.asarray(cv2.pyrDown(img)), np.asarray(cv2.pyrDown(cimg))
     # Scale space, both polarities.
     space = scale_space(ln)
     for sign in (1.0, -1.0):

@@ -83,6 +83,7 @@ def random_style(rng: np.random.Generator) -> PitStyle:
     wood = (v * warm * _u(rng, 0.55, 0.9), v * _u(rng, 0.75, 0.95), v)
     kind = str(rng.choice(SEED_KINDS, p=KIND_WEIGHTS))
     multicolour = False
+    seed: tuple[float, ...]
     aspect, irregular, gloss, mottle, outline = 1.0, 0.0, 0.2, 0.0, 0.0
     if kind == "nut":  # grey komwe nuts
         g = _u(rng, 0.35, 0.75)
@@ -111,6 +112,7 @@ def random_style(rng: np.random.Generator) -> PitStyle:
     if rng.random() < 0.35:
         outline = _u(rng, 0.2, 0.7)
     light = rng.choice(4)
+    tint: tuple[float, ...]
     if light == 0:  # neutral
         tint = (1.0, 1.0, 1.0)
     elif light == 1:  # warm lamp
@@ -268,7 +270,7 @@ def _seed_sprite(style: PitStyle, rng: np.random.Generator, diam: float, base: n
     col = shade[..., None] * base[None, None, :]
     if style.mottle > 0:
         m = rng.standard_normal((max(2, half // 2), max(2, half // 2))).astype(np.float32)
-        m = cv2.resize(m, (2 * half + 1, 2 * half + 1), interpolation=cv2.INTER_LINEAR)
+        m = np.asarray(cv2.resize(m, (2 * half + 1, 2 * half + 1), interpolation=cv2.INTER_LINEAR))
         col *= (1.0 + style.mottle * 0.5 * m)[..., None]
     if style.kind == "glass":
         col = col * 0.7 + base[None, None, :] * 0.4 * (1.0 - e[..., None])
@@ -284,7 +286,7 @@ def _seed_sprite(style: PitStyle, rng: np.random.Generator, diam: float, base: n
     return col.astype(np.float32), alpha.astype(np.float32)
 
 
-def _paste(img: np.ndarray, patch: np.ndarray, alpha: np.ndarray, x: float, y: float) -> None:
+def _paste(img: np.ndarray, patch: np.ndarray | float, alpha: np.ndarray, x: float, y: float) -> None:
     h, w = alpha.shape
     x0, y0 = int(round(x - w / 2)), int(round(y - h / 2))
     n = img.shape[0]
@@ -293,7 +295,7 @@ def _paste(img: np.ndarray, patch: np.ndarray, alpha: np.ndarray, x: float, y: f
     if xa >= xb or ya >= yb:
         return
     a = alpha[ya - y0:yb - y0, xa - x0:xb - x0, None]
-    if patch.ndim == 3:
+    if isinstance(patch, np.ndarray) and patch.ndim == 3:
         p = patch[ya - y0:yb - y0, xa - x0:xb - x0]
         img[ya:yb, xa:xb] = img[ya:yb, xa:xb] * (1 - a) + p * a
     else:  # shadow: multiplicative darkening by patch value
@@ -375,7 +377,7 @@ def render_pit(style: PitStyle, count: int, rng: np.random.Generator) -> np.ndar
             sig = diam * 0.45
             shadow = np.exp(-(xx ** 2 + (yy / max(q, 0.3)) ** 2) / (2 * sig * sig)).astype(np.float32)
             off = diam * 0.3 * (1.0 - lz)
-            _paste(img, np.float32(0.55), shadow, x - lx * off, y - ly * off * q + diam * 0.1)
+            _paste(img, 0.55, shadow, x - lx * off, y - ly * off * q + diam * 0.1)
             squash = stretch if style.rectified else max(q, 0.75)
             col, alpha = _seed_sprite(style, rng, diam * grow, base, (lx, ly, lz), squash)
             _paste(img, col, alpha, x, y)
@@ -391,12 +393,11 @@ def render_pit(style: PitStyle, count: int, rng: np.random.Generator) -> np.ndar
     if style.blur > 0.25:
         out = cv2.GaussianBlur(out, (0, 0), style.blur * size / 80.0 + 0.3)
     if style.noise > 0:
-        noisy = out.astype(np.float32) + rng.normal(0, style.noise * 255, out.shape).astype(np.float32)
+        noisy = out.astype(np.float32) + np.asarray(rng.normal(0, style.noise * 255, out.shape), np.float32)
         out = np.clip(noisy, 0, 255).astype(np.uint8)
     ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, style.jpeg])
-    if ok:
-        out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-    return out
+    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else None
+    return out if decoded is None else decoded
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -82,7 +82,7 @@ def generate(n_styles: int, per_style: int, seed: int,
         if s % 100 == 0:
             print(f"style {s}/{n_styles} {time.time() - t0:.0f}s", file=sys.stderr, flush=True)
         if checkpoint is not None and s % 100 == 99:
-            np.savez(checkpoint, **_pack(crops, looks, ys, sid, empties))
+            np.savez(checkpoint, **_pack(crops, looks, ys, sid, empties))  # type: ignore[arg-type]
     return _pack(crops, looks, ys, sid, empties)
 
 
@@ -108,7 +108,7 @@ def featurize(data_path: Path, out: Path) -> None:
     for i, (crop, lk, em) in enumerate(zip(d["crops"], d["looks"], empties, strict=True)):
         lab = prepare(crop)
         base.append(base_features(lab))
-        sl = SeedLook(tuple(lk[:3]), tuple(lk[3:6]), float(lk[6]),  # type: ignore[arg-type]
+        sl = SeedLook(tuple(lk[:3]), tuple(lk[3:6]), float(lk[6]),
                       empty=None if em is None else em.astype(np.float32))
         look.append(sl.features(lab))
         if i % 2000 == 0:
@@ -315,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.cmd == "gen":
         data = generate(args.styles, args.per_style, args.seed, checkpoint=args.out)
-        np.savez_compressed(args.out, **data)
+        np.savez_compressed(args.out, **data)  # type: ignore[arg-type]
         print(f"wrote {args.out}: {len(data['y'])} crops", file=sys.stderr)
     elif args.cmd == "features":
         featurize(args.data, args.out)
