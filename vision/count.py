@@ -214,6 +214,7 @@ class CounterModel:
         self.temperature = float(data["temperature"])
         self.widen = float(data["widen"])
         self.widen_from = float(data["widen_from"])
+        self.widen_up = float(data["widen_up"]) if "widen_up" in data else self.widen
 
     def logits(self, x: np.ndarray) -> np.ndarray:
         h = normalise(x, self.mean, self.std)
@@ -225,7 +226,8 @@ class CounterModel:
 
     def distribution(self, x: np.ndarray) -> np.ndarray:
         """Calibrated probabilities (rows sum to 1) for feature rows ``x``."""
-        return calibrate(self.logits(np.atleast_2d(x)), self.temperature, self.widen, self.widen_from)
+        return calibrate(self.logits(np.atleast_2d(x)), self.temperature, self.widen,
+                         self.widen_from, self.widen_up)
 
 
 def normalise(x: np.ndarray, mean: np.ndarray, std: np.ndarray) -> np.ndarray:
@@ -238,8 +240,12 @@ def normalise(x: np.ndarray, mean: np.ndarray, std: np.ndarray) -> np.ndarray:
 Z_CLIP = 6.0
 
 
-def calibrate(logits: np.ndarray, temperature: float, widen: float, widen_from: float) -> np.ndarray:
-    """Softmax at ``temperature``, then blur each row by a Gaussian of sd ``widen * (mean - widen_from)``."""
+def calibrate(logits: np.ndarray, temperature: float, widen: float, widen_from: float,
+              widen_up: float | None = None) -> np.ndarray:
+    """Softmax at ``temperature``, then blur each row by a Gaussian of sd ``widen * (mean - widen_from)``
+    towards fewer seeds and ``widen_up * (mean - widen_from)`` towards more (hidden seeds make
+    heaps look smaller than they are)."""
+    up = widen if widen_up is None else widen_up
     z = logits / temperature
     z = z - z.max(axis=1, keepdims=True)
     p = np.exp(z)
@@ -254,7 +260,8 @@ def calibrate(logits: np.ndarray, temperature: float, widen: float, widen_from: 
         if sd < 0.05:
             out[i] = row
             continue
-        k = np.exp(-0.5 * ((counts[:, None] - counts[None, :]) / sd) ** 2)
+        step = counts[:, None] - counts[None, :]  # [to, from]
+        k = np.exp(-0.5 * (step / np.where(step > 0, sd * up / widen, sd)) ** 2)
         k /= k.sum(axis=0, keepdims=True)  # column j: where mass at j spreads to
         out[i] = k @ row
     return out / out.sum(axis=1, keepdims=True)

@@ -235,7 +235,7 @@ def _fit_calibration(logits: np.ndarray, y: np.ndarray) -> tuple[float, float, f
 
 
 def fit(paths: list[Path], out: Path, hidden: int, epochs: int, seed: int,
-        photo: Path | None = None, photo_weight: int = 10) -> None:
+        photo: Path | None = None, photo_weight: int = 10, widen_set: float | None = None) -> None:
     parts = [np.load(p) for p in paths]
     base = np.concatenate([d["base"] for d in parts]).astype(np.float32)
     look = np.concatenate([d["look"] for d in parts]).astype(np.float32)
@@ -268,6 +268,8 @@ def fit(paths: list[Path], out: Path, hidden: int, epochs: int, seed: int,
     params = train_mlp(xt, yt, hidden, epochs, seed, xn[val], yy[val])
     lv = _logits(params, xn[val])
     t, widen, widen_from = _fit_calibration(lv, yy[val])
+    if widen_set is not None:
+        widen = widen_set
     p = calibrate(lv, t, widen, widen_from)
     pred = p.argmax(axis=1)
     yv = yy[val]
@@ -308,6 +310,7 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--photo", type=Path, help="features of photoreal pits (from the photo step)")
     f.add_argument("--photo-weight", type=int, default=10)
+    f.add_argument("--widen", type=float, help="set the widening instead of fitting it")
     ph = sub.add_parser("photo")
     ph.add_argument("folder", type=Path)
     ph.add_argument("out", type=Path)
@@ -322,7 +325,8 @@ def main(argv: list[str] | None = None) -> int:
     elif args.cmd == "photo":
         featurize_photo(args.folder, args.out, args.split)
     else:
-        fit(args.data, args.out, args.hidden, args.epochs, args.seed, args.photo, args.photo_weight)
+        fit(args.data, args.out, args.hidden, args.epochs, args.seed, args.photo, args.photo_weight,
+            args.widen)
     return 0
 
 
