@@ -53,7 +53,7 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
     import numpy as np
 
     from vision.motion import MotionConfig
-    from vision.recognize import recognize
+    from vision.pipeline import recognize
     from webui.live import LiveReferee
     from webui.sources import Frame, GameSequenceSource
     from webui.store import GameStore

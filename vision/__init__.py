@@ -4,7 +4,7 @@ Stages (one module each, each runnable alone with ``python -m vision.STAGE IMG``
 :mod:`vision.locate` (board corners) -> :mod:`vision.rectify` (canonical top
 view) -> :mod:`vision.grid` (4 x 8 pit centres) -> :mod:`vision.count`
 (per-pit distribution) -> :mod:`vision.decode` (position + status).
-:func:`vision.recognize.recognize` runs them all.
+:func:`vision.pipeline.recognize` runs them all.
 
 Names are imported lazily so ``import vision`` does not load OpenCV.
 """
@@ -16,8 +16,8 @@ from typing import Any
 __all__ = ["recognize", "count_pit", "Recognition", "PitCount", "BoardProfile"]
 
 _WHERE = {
-    "recognize": "vision.recognize",
-    "Recognition": "vision.recognize",
+    "recognize": "vision.pipeline",
+    "Recognition": "vision.pipeline",
     "count_pit": "vision.count",
     "PitCount": "vision.count",
     "BoardProfile": "vision.profile",

@@ -6,7 +6,7 @@ Configuration (``app.config``; ``test_config`` overrides it):
 - ``SOURCE``: where frames come from at start: None (the browser posts them),
   a camera index, a video file, or ``demo:<game folder>``.
 - ``RECOGNIZER``: ``recognize(image, south=..., profile=...)``; default
-  :func:`vision.recognize`.
+  :func:`vision.pipeline`.
 - ``CALIBRATION``: path of a board profile to use.
 - ``MAX_CONTENT_LENGTH``: largest request body (uploads), default 8 MiB.
 - ``MAX_FRAME_PIXELS``: largest frame accepted, default 4096 x 4096.
@@ -57,7 +57,7 @@ def create_app(test_config: dict[str, Any] | None = None, instance_path: str | N
 
     recognizer = app.config["RECOGNIZER"]
     if recognizer is None:
-        from vision.recognize import recognize as recognizer  # the function, not the module
+        from vision.pipeline import recognize as recognizer  
     store = GameStore(app.config["DATABASE"])
     live = LiveReferee(
         store,

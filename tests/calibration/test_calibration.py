@@ -15,7 +15,7 @@ from calibration import calibrate_from_start, list_profiles, load_profile, save_
 from vision.errors import BoardNotFound  # noqa: E402
 from vision.holes import HOLES, START_COUNTS, flatten  # noqa: E402
 from vision.profile import BoardProfile, ProfileError  # noqa: E402
-from vision.recognize import recognize  # noqa: E402
+from vision.pipeline import recognize  # noqa: E402
 
 
 def counter(crops, look):

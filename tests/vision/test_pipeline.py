@@ -24,7 +24,7 @@ from drawn import (
 from vision.errors import BoardNotFound, ImageUnreadable
 from vision.holes import HOLE_CELL, HOLES, START_COUNTS, flatten
 from vision.locate import locate_board
-from vision.recognize import fit_board, recognize
+from vision.pipeline import fit_board, recognize
 from vision.rectify import orient_corners, to_image
 
 

@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 from drawn import blob_counter, default_corners, draw_scene
 
-import vision.recognize
+import vision.pipeline
 from vision.holes import START_COUNTS
 from webui.cli import main
 
 
 @pytest.fixture
 def blob_count(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(vision.recognize, "_default_counter",
+    monkeypatch.setattr(vision.pipeline, "_default_counter",
                         lambda crops, look: [blob_counter(c) for c in crops])
 
 

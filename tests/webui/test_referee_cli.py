@@ -7,14 +7,14 @@ import json
 import cv2
 import pytest
 
-import vision.recognize
+import vision.pipeline
 from engine import Position
 from webui.cli import main
 
 
 @pytest.fixture
 def stills(tmp_path, recognizer, monkeypatch):
-    monkeypatch.setattr(vision.recognize, "recognize", recognizer)
+    monkeypatch.setattr(vision.pipeline, "recognize", recognizer)
     pos = Position.start()
     played = []
     folder = tmp_path / "stills"
@@ -60,7 +60,7 @@ def test_referee_reads_a_video_when_the_board_settles(tmp_path, monkeypatch, cap
     from conftest import LookupRecognizer
 
     reader = LookupRecognizer()
-    monkeypatch.setattr(vision.recognize, "recognize", reader)
+    monkeypatch.setattr(vision.pipeline, "recognize", reader)
     pos = Position.start()
     played = []
     shots = [(reader.frame(pos), 1.5)]

@@ -107,7 +107,7 @@ def verdict_line(ply: int, move: dict[str, Any]) -> str:
 
 
 def run_referee(args: argparse.Namespace) -> int:
-    from vision.recognize import recognize
+    from vision.pipeline import recognize
     from webui.calibration_views import load_profile
     from webui.live import LiveReferee
     from webui.sources import open_source

@@ -5,7 +5,7 @@ the profile's corners), rectifies it with South at the bottom, fits the pit
 grid, lets the pit lattice correct the corners and rectifies again, cuts one
 crop per pit (the counter's convention: docs/vision.md), counts, and decodes.
 
-Debug: ``python -m vision.recognize IMG [--south SIDE] [--calibration PROFILE]``.
+Debug: ``python -m vision.pipeline IMG [--south SIDE] [--calibration PROFILE]``.
 """
 
 from __future__ import annotations
