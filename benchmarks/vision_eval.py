@@ -39,8 +39,8 @@ sys.path.insert(0, str(ROOT))
 from vision.errors import BoardNotFound  # noqa: E402
 from vision.holes import HOLES, flatten  # noqa: E402
 from vision.io import read_image  # noqa: E402
-from vision.profile import BoardProfile  # noqa: E402
 from vision.pipeline import recognize  # noqa: E402
+from vision.profile import BoardProfile  # noqa: E402
 
 BUCKETS = (("0", 0, 0), ("1-3", 1, 3), ("4-8", 4, 8), ("9-15", 9, 15), ("16+", 16, 99))
 STAGES = ("locate", "rectify", "grid", "count", "decode")

@@ -12,8 +12,8 @@ from vision.errors import VisionError
 from vision.holes import HOLE_CELL, HOLES, START_COUNTS
 from vision.io import check_image
 from vision.locate import given_corners, locate_board
-from vision.profile import BoardProfile
 from vision.pipeline import fit_board, pit_crops
+from vision.profile import BoardProfile
 from vision.rectify import orient_corners, to_image
 
 

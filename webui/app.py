@@ -57,7 +57,7 @@ def create_app(test_config: dict[str, Any] | None = None, instance_path: str | N
 
     recognizer = app.config["RECOGNIZER"]
     if recognizer is None:
-        from vision.pipeline import recognize as recognizer  
+        from vision.pipeline import recognize as recognizer
     store = GameStore(app.config["DATABASE"])
     live = LiveReferee(
         store,

@@ -14,8 +14,8 @@ from drawn import blob_counter, default_corners, draw_scene  # noqa: E402
 from calibration import calibrate_from_start, list_profiles, load_profile, save_profile  # noqa: E402
 from vision.errors import BoardNotFound  # noqa: E402
 from vision.holes import HOLES, START_COUNTS, flatten  # noqa: E402
-from vision.profile import BoardProfile, ProfileError  # noqa: E402
 from vision.pipeline import recognize  # noqa: E402
+from vision.profile import BoardProfile, ProfileError  # noqa: E402
 
 
 def counter(crops, look):

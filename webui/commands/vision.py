@@ -72,8 +72,8 @@ def _read(path: str):  # -> np.ndarray (BGR uint8)
 
 
 def _recognize(args: argparse.Namespace) -> int:
-    from vision.profile import BoardProfile
     from vision.pipeline import recognize
+    from vision.profile import BoardProfile
 
     profile = BoardProfile.load(args.calibration) if args.calibration else None
     south = args.south or (profile.south_side if profile else "bottom")
