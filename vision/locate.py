@@ -56,7 +56,7 @@ def _masks(small: np.ndarray, cfg: VisionConfig) -> list[tuple[str, np.ndarray]]
                              lab[:, :b].reshape(-1, 3), lab[:, -b:].reshape(-1, 3)])
     table = np.median(border, axis=0)
     dist = np.linalg.norm(lab - table, axis=2)
-    dist8 = cv2.normalize(dist, None, 0, 255, cv2.NORM_MINMAX).astype(np.uint8)
+    dist8 = cv2.normalize(dist, None, 0, 255, cv2.NORM_MINMAX).astype(np.uint8)  # type: ignore[call-overload]
     out: list[tuple[str, np.ndarray]] = []
     _, m = cv2.threshold(dist8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     out.append(("colour", m))
@@ -86,7 +86,7 @@ def _cluster_masks(small: np.ndarray, cfg: VisionConfig) -> list[tuple[str, np.n
     out = []
     for k in lc.kmeans_k:
         cv2.setRNGSeed(12345)  # deterministic clustering
-        _, lbl, _ = cv2.kmeans(feat, k, None, crit, 2, cv2.KMEANS_PP_CENTERS)
+        _, lbl, _ = cv2.kmeans(feat, k, None, crit, 2, cv2.KMEANS_PP_CENTERS)  # type: ignore[call-overload]  # None is valid at run time
         lbl = lbl.reshape(tiny.shape[:2])
         for c in range(k):
             m = (lbl == c).astype(np.uint8) * 255
