@@ -90,7 +90,7 @@ from engine.core_layout import (
     make_rules,
     start_state,
 )
-from engine.core_move import _execute, _front_sum, _mtaji_capture_target
+from engine.core_move import _execute, _front_sum, _mtaji_capture_target, front_occupancy
 
 
 @njit(cache=True)
@@ -112,13 +112,7 @@ def _candidates(st, rules, cand):
                     n += 1
         if n > 0:
             return n
-        occupied = 0
-        big = 0
-        for i in range(8):
-            if st[mb + i] > 0:
-                occupied += 1
-                if st[mb + i] > 1:
-                    big += 1
+        occupied, big = front_occupancy(st, mb)
         owned = st[OWNED + me] == 1
         for i in range(8):  # 2.3 kunamua kutakata, front row only
             c = st[mb + i]
@@ -151,13 +145,7 @@ def _candidates(st, rules, cand):
             n += 1
     if n > 0:
         return n
-    occupied = 0
-    big = 0
-    for i in range(8):
-        if st[mb + i] > 0:
-            occupied += 1
-            if st[mb + i] > 1:
-                big += 1
+    occupied, big = front_occupancy(st, mb)
     lo = 0 if big > 0 else 8  # 3.5 / 3.5.1: back row only if no front hole has 2+
     for h in range(lo, lo + 8):
         if st[mb + h] < 2 or h == blocked:

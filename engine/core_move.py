@@ -38,6 +38,19 @@ from engine.core_layout import (
 
 
 @njit(cache=True)
+def front_occupancy(st, base):
+    """(occupied holes, holes with 2+ seeds) of the front row starting at ``st[base]``."""
+    occupied = 0
+    big = 0
+    for i in range(8):
+        if st[base + i] > 0:
+            occupied += 1
+            if st[base + i] > 1:
+                big += 1
+    return occupied, big
+
+
+@njit(cache=True)
 def _front_sum(st, base):
     s = 0
     for i in range(8):
@@ -147,13 +160,7 @@ def _kutakatia_block(st, p, rules):
     qb = q * 16
     if t == NYUMBA and st[OWNED + q] == 1:  # 5.1.1.1, 4.2.3.1
         return -1
-    occupied = 0
-    big = 0
-    for i in range(8):
-        if st[qb + i] > 0:
-            occupied += 1
-        if st[qb + i] > 1:
-            big += 1
+    occupied, big = front_occupancy(st, qb)
     if occupied == 1:  # 5.1.1.2 (t is occupied: it faces P's capture)
         return -1
     if big == 1 and st[qb + t] > 1:  # 5.1.1.3
