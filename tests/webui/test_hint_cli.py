@@ -96,3 +96,10 @@ def test_match_text_output_alternates_sides(capsys):
     assert out[0].startswith("game 1: ai:n300 (S) vs random (N)")
     assert out[1].startswith("game 2: random (S) vs ai:n300 (N)")
     assert "95% CI" in out[-1]
+
+
+def test_match_accepts_white_and_black_as_first_and_second_mover(capsys):
+    # South moves first in Bao (2.1.1), so --white names South and --black North.
+    assert main(["match", "--white", "greedy", "--black", "random", "--games", "2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("game 1: greedy (S) vs random (N)")

@@ -43,8 +43,22 @@ def register(subparsers: Any) -> None:
         "from random openings. PLAYER: random, greedy, ai (1 s per move), ai:SECONDS, "
         "ai:nNODES, optionally with @WEIGHTS.json.",
     )
-    match.add_argument("--south", required=True, metavar="PLAYER", help="plays South in game 1")
-    match.add_argument("--north", required=True, metavar="PLAYER", help="plays North in game 1")
+    match.add_argument(
+        "--south",
+        "--white",
+        dest="south",
+        required=True,
+        metavar="PLAYER",
+        help="plays South (who moves first, so also --white) in game 1",
+    )
+    match.add_argument(
+        "--north",
+        "--black",
+        dest="north",
+        required=True,
+        metavar="PLAYER",
+        help="plays North (also --black) in game 1",
+    )
     match.add_argument("--games", type=int, default=10, help="number of games (default 10)")
     match.add_argument(
         "--openings",
