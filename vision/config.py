@@ -82,7 +82,7 @@ class GridConfig:
     cell_ratio: float = 0.95  # typical row pitch / column pitch of a board (0.85..1.05)
     anisotropy_steps: tuple[float, ...] = (0.88, 0.94, 1.0, 1.06, 1.12)  # x the pitch-ratio guess
     score_quantile: float = 0.4  # board score: this quantile of the 32 pits' response (a hand may hide some)
-    min_lattice_score: float = 1.5  # weaker pits' ring response / mean below -> no board
+    min_lattice_score: float = 0.3  # PitGrid.score (pits' rim evidence x share of lattice inliers) below -> no board
     search_frac: float = 0.22  # refine each centre within +/- this share of the pitch
     ring_width_px: float = 3.0  # width of the rim ring template (canonical px)
     min_inliers: int = 10  # pits agreeing with the lattice fit needed to trust it
@@ -96,6 +96,15 @@ class GridConfig:
     affine_to_peaks: bool = True  # move the comb lattice onto per-pit rim peaks (affine)
     own_peak_frac: float = 0.06  # a pit keeps its own rim peak within this / pitch of the fit
     occluded_rim_ratio: float = 0.7  # rim radial coherence below this x the median -> occluded
+    # top-face lattice refinement (vision/board.py)
+    lattice_pitch_px: float = 40.0  # column pitch in the lattice view (top face, pits on a grid)
+    lattice_border: float = 1.6  # pitches of surroundings kept around the outer pit centres
+    lattice_passes: int = 3  # peak -> homography refits
+    peak_search_frac: float = 0.25  # each pit's rim is searched within +/- this x pitch (first pass)
+    slip_margin: float = 1.15  # a lattice shifted by one pit must hold this x more rim evidence
+    rim_radius_fracs: tuple[float, ...] = tuple(0.22 + 0.02 * i for i in range(15))  # pit radius / pitch
+    rim_ratio_steps: tuple[float, ...] = (0.88, 0.94, 1.0, 1.06, 1.12)  # pit height / width in the view
+    lattice_inlier_frac: float = 0.08  # RANSAC threshold / pitch for the lattice homography
 
 
 @dataclass(frozen=True)

@@ -20,20 +20,19 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.board import fit_board
 from vision.config import DEFAULT, VisionConfig
 from vision.decode import decode
 from vision.errors import BoardNotFound
-from vision.grid import PitGrid, board_edges, fit_grid
+from vision.grid import PitGrid
 from vision.holes import HOLE_CELL, HOLES, nested
 from vision.io import check_image
 from vision.locate import BoardQuad, given_corners, locate_board
 from vision.profile import BoardProfile
 from vision.rectify import (
-    canonical_size,
     long_axis_first,
     order_clockwise,
     orient_corners,
-    rectify,
     to_image,
 )
 
@@ -117,51 +116,6 @@ def pit_crops(image: np.ndarray, hmat: np.ndarray, grid: PitGrid, cfg: VisionCon
                                          flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                          borderMode=cv2.BORDER_REPLICATE))
     return crops
-
-
-def fit_board(
-    image: np.ndarray, corners: np.ndarray, aspect: float, cfg: VisionConfig = DEFAULT,
-    lap: Callable[[str], None] | None = None,
-) -> tuple[np.ndarray, np.ndarray, PitGrid, float]:
-    """Rectify, fit the pit lattice, move the corners to the playing surface's
-    edges next to it and correct the aspect (pits are round); repeat until settled.
-
-    Returns the corners (canonical TL, TR, BR, BL, image px), the image -> view
-    homography, the grid on that view, and the aspect.
-    """
-    tick = lap or (lambda stage: None)
-    corners = np.asarray(corners, np.float64)
-    rc = cfg.rectify
-    best: tuple[float, np.ndarray, np.ndarray, PitGrid, float] | None = None
-    for _ in range(cfg.grid.max_passes):
-        w, h = canonical_size(aspect, rc)
-        pad = int(round(rc.pad_frac * w))
-        view, hmat = rectify(image, corners, aspect, rc, pad=pad)
-        tick("rectify")
-        grid = fit_grid(view, cfg.grid, board_width=w)
-        tick("grid")
-        quality = grid.score * min(grid.inliers, 24)
-        if best is not None and quality < cfg.grid.worse_pass_ratio * best[0]:
-            break  # this pass fits clearly worse: keep the previous one
-        best = (quality, corners, hmat, grid, aspect)
-        if grid.inliers < cfg.grid.min_inliers:
-            break
-        edges = board_edges(view, grid, cfg.grid)
-        tick("grid")
-        if edges is None:
-            break
-        new = to_image(edges, hmat).astype(np.float64)
-        new_aspect = float(np.clip(aspect * grid.anisotropy, rc.min_aspect, rc.max_aspect))
-        pitch_img = float(np.linalg.norm(new[1] - new[0])) / (cfg.grid.cols + 1)
-        moved = float(np.linalg.norm(new - corners, axis=1).max())
-        if moved < cfg.grid.settle_frac * pitch_img and abs(new_aspect / aspect - 1) < 0.03:
-            break
-        corners, aspect = new, new_aspect
-    assert best is not None
-    _, corners, hmat, grid, aspect = best
-    # the view of the kept pass may still be stretched: its pits say by how much
-    aspect = float(np.clip(aspect * grid.anisotropy, rc.min_aspect, rc.max_aspect))
-    return corners, hmat, grid, aspect
 
 
 def _board(image: np.ndarray, south: str, profile: BoardProfile | None, cfg: VisionConfig) -> tuple[np.ndarray, float]:

@@ -1,0 +1,265 @@
+"""Stage 2: the pit lattice on the board's top face, and the corners from it.
+
+The located quad is only a start: at a 45 degree camera its outline may
+include the board's side face, and a rectification by those corners shears the
+grid. The pits, though, lie on the top face on a 4 x 8 lattice (equal column
+pitch, equal row pitch, possibly a wider gap between rows 2 and 3), so a
+homography from lattice indices to pit centres *is* the top face's
+rectification, whatever the outline did:
+
+1. a first lattice comes from the comb search of :func:`vision.grid.fit_grid`
+   on the view rectified by the given corners;
+2. the image is warped to the **lattice view** (pits exactly on a grid of
+   ``lattice_pitch_px``), the pit radius and the pits' height/width ratio are
+   measured there (:func:`rim_evidence`: rims are circles of radial gradient),
+   each pit's rim is searched around its lattice point, and the lattice
+   homography is refitted to those rims (RANSAC), twice;
+3. the playing surface's corners are the innermost strong edges beyond the
+   outer pits in that view (:func:`vision.grid.board_edges`).
+
+``fit_board`` returns what the pipeline needs: corners (canonical TL, TR, BR,
+BL, image px), the image -> view homography, the :class:`PitGrid` on that view
+and the board's aspect. Points are OpenCV ``(x, y)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import cv2
+import numpy as np
+
+from vision.config import DEFAULT, GridConfig, VisionConfig
+from vision.grid import PitGrid, board_edges, fit_grid, radial_coherence
+from vision.locate import edge_magnitude, refine_sides
+from vision.rectify import canonical_size, rectify, to_image
+
+
+def rim_evidence(gx: np.ndarray, gy: np.ndarray, centres: np.ndarray, radii: np.ndarray) -> np.ndarray:
+    """Per centre and ellipse: mean (|radial| - |tangential|) gradient on the ellipse.
+
+    ``gx, gy``: the view's gradients; ``centres`` (N, 2); ``radii`` (E, 2) as
+    (rx, ry). Pit rims are closed curves of radial gradient (high); wood grain,
+    tiles and lines have no preferred direction around a point (about 0).
+    Returns (N, E).
+    """
+    ang = np.linspace(0, 2 * np.pi, 32, endpoint=False)
+    ca, sa = np.cos(ang), np.sin(ang)
+    n, e = len(centres), len(radii)
+    mx = centres[:, 0, None, None] + radii[None, :, 0, None] * ca[None, None, :]
+    my = centres[:, 1, None, None] + radii[None, :, 1, None] * sa[None, None, :]
+    mx32 = mx.reshape(n, -1).astype(np.float32)
+    my32 = my.reshape(n, -1).astype(np.float32)
+    sx = cv2.remap(gx, mx32, my32, cv2.INTER_LINEAR).reshape(n, e, -1)
+    sy = cv2.remap(gy, mx32, my32, cv2.INTER_LINEAR).reshape(n, e, -1)
+    # normal of the ellipse at angle t is (cos t / rx, sin t / ry), normalised
+    nx = ca[None, :] / radii[:, 0, None]
+    ny = sa[None, :] / radii[:, 1, None]
+    nn = np.hypot(nx, ny)
+    nx, ny = nx / nn, ny / nn
+    rad = np.abs(sx * nx[None] + sy * ny[None])
+    tan = np.abs(-sx * ny[None] + sy * nx[None])
+    return (rad - tan).mean(axis=2)
+
+
+def _lattice_rows(gap: float) -> np.ndarray:
+    return np.arange(4) + np.where(np.arange(4) >= 2, gap, 0.0)
+
+
+def _lattice_points(gap: float) -> np.ndarray:
+    """(32, 2) lattice coords (col, row + gap past row 1), row-major."""
+    return np.stack(np.meshgrid(np.arange(8.0), _lattice_rows(gap)), -1).reshape(-1, 2)
+
+
+def _view_matrix(hlat: np.ndarray, cfg: GridConfig, gap: float) -> tuple[np.ndarray, tuple[int, int]]:
+    """Image -> lattice view matrix and the view size (pits on a pitch-spaced grid)."""
+    p, b = cfg.lattice_pitch_px, cfg.lattice_border
+    a = np.array([[p, 0, b * p], [0, p, b * p], [0, 0, 1]])
+    size = (int(round(p * (7 + 2 * b))), int(round(p * (3 + gap + 2 * b))))
+    return a @ np.linalg.inv(hlat), size
+
+
+def _fit_gap(ys: np.ndarray) -> float:
+    """Middle gap in row pitches from four row positions."""
+    step = 0.5 * ((ys[1] - ys[0]) + (ys[3] - ys[2]))
+    return float(np.clip((ys[2] - ys[1]) / max(step, 1e-6) - 1.0, 0.0, 0.8))
+
+
+def _refine_peaks(gx: np.ndarray, gy: np.ndarray, pts: np.ndarray, r: tuple[float, float],
+                  reach: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each pit's rim centre within +/- reach px of ``pts`` (sub-pixel): (peaks, evidence)."""
+    d = np.arange(-reach, reach + 1, dtype=np.float64)
+    ox, oy = (v.ravel() for v in np.meshgrid(d, d))
+    cand = (pts[:, None, :] + np.stack([ox, oy], 1)[None]).reshape(-1, 2)
+    ev = rim_evidence(gx, gy, cand, np.array([r])).reshape(len(pts), len(d), len(d))  # [pit, y, x]
+    peaks = np.zeros_like(pts)
+    best = np.zeros(len(pts))
+    for i in range(len(pts)):
+        e = ev[i]
+        iy, ix = np.unravel_index(int(np.argmax(e)), e.shape)
+        best[i] = e[iy, ix]
+        sub = [0.0, 0.0]
+        for j, line in enumerate((e[iy, ix - 1 : ix + 2], e[iy - 1 : iy + 2, ix])):
+            if len(line) == 3 and 0 < (ix, iy)[j] < e.shape[1 - j] - 1:
+                den = line[0] - 2 * line[1] + line[2]
+                if den < 0:
+                    sub[j] = float(np.clip(0.5 * (line[0] - line[2]) / den, -0.5, 0.5))
+        peaks[i] = (pts[i, 0] + d[ix] + sub[0], pts[i, 1] + d[iy] + sub[1])
+    return peaks, best
+
+
+def _measure_radius(gx: np.ndarray, gy: np.ndarray, pts: np.ndarray, cfg: GridConfig) -> tuple[float, float]:
+    """(rx, ry) of the pits in the lattice view: the ellipse with the most rim evidence
+    at the pits (median over the pits, so seeds and a hand on a few do not decide)."""
+    p = cfg.lattice_pitch_px
+    combos = np.array([(f * p, f * p * a) for f in cfg.rim_radius_fracs for a in cfg.rim_ratio_steps])
+    ev = np.median(rim_evidence(gx, gy, pts, combos), axis=0)
+    k = int(np.argmax(ev))
+    return float(combos[k, 0]), float(combos[k, 1])
+
+
+def _gradients(view: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    grey = view if view.ndim == 2 else cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
+    grey = cv2.GaussianBlur(grey, (3, 3), 0)
+    return cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
+
+
+def _slip(gx: np.ndarray, gy: np.ndarray, gap: float, radius: tuple[float, float],
+          cfg: GridConfig) -> tuple[int, int]:
+    """Lattice shift (columns, rows) of -1, 0 or 1 whose 8 x 4 window holds the most
+    rim evidence: a comb one column or row off (the side face, a hand) is moved back."""
+    p, b = cfg.lattice_pitch_px, cfg.lattice_border
+    cols = np.arange(-1.0, 9.0)
+    rows = np.arange(-1.0, 5.0) + np.where(np.arange(-1, 5) >= 2, gap, 0.0)
+    pts = np.stack(np.meshgrid(cols, rows), -1).reshape(-1, 2) * p + b * p
+    ev = rim_evidence(gx, gy, pts, np.array([radius])).reshape(6, 10)
+    ev = np.maximum(ev, 0.0)
+    best, arg = -1.0, (0, 0)
+    for dr in (0, -1, 1):
+        for dc in (0, -1, 1):
+            s = float(ev[1 + dr : 5 + dr, 1 + dc : 9 + dc].sum())
+            if s > best * cfg.slip_margin:
+                best, arg = s, (dc, dr)
+    return arg
+
+
+def refine_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: GridConfig = DEFAULT.grid,
+                   ) -> tuple[np.ndarray, float, np.ndarray, tuple[float, float], int]:
+    """Refit the lattice homography (lattice coords -> image px) to the pits' rims.
+
+    Returns (hlat, gap, pit centres (4, 8, 2) in the final lattice view,
+    radius (rx, ry) in that view, inliers).
+    """
+    p = cfg.lattice_pitch_px
+    radius = (0.3 * p, 0.3 * p)
+    inliers = 0
+    centres = None
+    for k in range(cfg.lattice_passes):
+        m, size = _view_matrix(hlat, cfg, gap)
+        view = cv2.warpPerspective(image, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        gx, gy = _gradients(view)
+        nominal = _lattice_points(gap) * p + cfg.lattice_border * p
+        radius = _measure_radius(gx, gy, nominal, cfg)
+        if k == 0:
+            shift = _slip(gx, gy, gap, radius, cfg)
+            if shift != (0, 0):
+                t = np.array([[1.0, 0, shift[0]], [0, 1, shift[1]], [0, 0, 1]])
+                hlat = hlat @ t
+                continue
+        reach = max(2, int(round((cfg.peak_search_frac if k <= 1 else 0.5 * cfg.peak_search_frac) * p)))
+        peaks, _ = _refine_peaks(gx, gy, nominal, radius, reach)
+        src = _lattice_points(gap)
+        dst = to_image(peaks, m)
+        h_new, inl = cv2.findHomography(src, dst, cv2.RANSAC, cfg.lattice_inlier_frac * float(
+            np.median(np.linalg.norm(np.diff(dst.reshape(4, 8, 2), axis=1), axis=-1))))
+        if h_new is None or inl is None or int(inl.sum()) < cfg.min_inliers:
+            break
+        inliers = int(inl.sum())
+        hlat = h_new
+        # the middle gap, from the inlier rims' rows in lattice coords
+        keep = inl.ravel() > 0
+        back = cv2.perspectiveTransform(dst.reshape(-1, 1, 2), np.linalg.inv(h_new)).reshape(4, 8, 2)
+        ys = np.array([np.median(back[r, keep.reshape(4, 8)[r], 1]) if keep.reshape(4, 8)[r].any()
+                       else _lattice_rows(gap)[r] for r in range(4)])
+        new_gap = _fit_gap(ys)
+        if abs(new_gap - gap) > 0.02:
+            h_g, _ = cv2.findHomography(_lattice_points(new_gap)[keep], dst[keep], 0)
+            if h_g is not None:
+                hlat, gap = h_g, new_gap
+    m, size = _view_matrix(hlat, cfg, gap)
+    view = cv2.warpPerspective(image, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    gx, gy = _gradients(view)
+    nominal = _lattice_points(gap) * p + cfg.lattice_border * p
+    radius = _measure_radius(gx, gy, nominal, cfg)
+    peaks, _ = _refine_peaks(gx, gy, nominal, radius, max(2, int(round(0.08 * p))))
+    # each pit keeps its own rim centre where it agrees with the lattice
+    close = np.linalg.norm(peaks - nominal, axis=1) <= cfg.own_peak_frac * p
+    centres = np.where(close[:, None], 0.5 * (peaks + nominal), nominal).reshape(4, 8, 2)
+    return hlat, gap, centres, radius, inliers
+
+
+def lattice_from_grid(grid: PitGrid, hmat: np.ndarray) -> tuple[np.ndarray, float]:
+    """Lattice homography (lattice coords -> image px) and middle gap from a grid
+    fitted on a view with image -> view matrix ``hmat``."""
+    ys = grid.centres[..., 1].mean(axis=1)
+    gap = _fit_gap(ys)
+    dst = to_image(grid.centres.reshape(-1, 2), hmat)
+    h, _ = cv2.findHomography(_lattice_points(gap), dst, 0)
+    return h, gap
+
+
+def fit_board(
+    image: np.ndarray, corners: np.ndarray, aspect: float, cfg: VisionConfig = DEFAULT,
+    lap: Callable[[str], None] | None = None,
+) -> tuple[np.ndarray, np.ndarray, PitGrid, float]:
+    """Pit lattice and playing-surface corners from rough corners (see module docstring).
+
+    Returns the corners (canonical TL, TR, BR, BL, image px), the image -> view
+    homography, the grid on that view, and the board's aspect (width / height).
+    """
+    tick = lap or (lambda stage: None)
+    gc, rc = cfg.grid, cfg.rectify
+    corners = np.asarray(corners, np.float64)
+    w, h = canonical_size(aspect, rc)
+    pad = int(round(rc.pad_frac * w))
+    view, hmat = rectify(image, corners, aspect, rc, pad=pad)
+    tick("rectify")
+    grid0 = fit_grid(view, gc, board_width=w)
+    if grid0.inliers < gc.min_inliers:
+        tick("grid")
+        grid0.score = 0.0  # no lattice to refine: not a board
+        return corners, hmat, grid0, aspect
+    hlat, gap = lattice_from_grid(grid0, hmat)
+    hlat, gap, centres, radius, inliers = refine_lattice(image, hlat, gap, gc)
+    m, size = _view_matrix(hlat, gc, gap)
+    lview = cv2.warpPerspective(image, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    tick("grid")
+    p = gc.lattice_pitch_px
+    rim = radial_coherence(lview, centres, radius)
+    rim = rim / (float(np.median(rim)) + 1e-6)
+    # how sure: the pits' rim evidence (median, over the view's mean gradient) x the
+    # share of pits agreeing with the lattice; about 0 for a lattice on a table
+    gx, gy = _gradients(lview)
+    norm = float(cv2.magnitude(gx, gy).mean()) + 1e-6
+    ev = rim_evidence(gx, gy, centres.reshape(-1, 2), np.array([radius]))[:, 0] / norm
+    score = float(np.median(ev)) * inliers / 32
+    grid = PitGrid(centres, (p, p), rim, score, radius, radius[1] / radius[0], inliers)
+    edges = board_edges(lview, grid, gc)
+    tick("grid")
+    if edges is None:
+        # no edge to follow: the lattice's outer cells' corners
+        b = gc.lattice_border * p
+        edges = np.array([[b - 0.5 * p, b - 0.5 * p], [b + 7.5 * p, b - 0.5 * p],
+                          [b + 7.5 * p, b + (3.5 + gap) * p], [b - 0.5 * p, b + (3.5 + gap) * p]])
+    new_corners = to_image(edges, m).astype(np.float64)
+    ew = 0.5 * float(np.linalg.norm(edges[1] - edges[0]) + np.linalg.norm(edges[2] - edges[3]))
+    eh = 0.5 * float(np.linalg.norm(edges[3] - edges[0]) + np.linalg.norm(edges[2] - edges[1]))
+    # sub-pixel: each side refitted on the image's own gradient, within a view px or two
+    x0, y0 = np.maximum(np.floor(new_corners.min(axis=0)).astype(int) - 8, 0)
+    x1, y1 = np.ceil(new_corners.max(axis=0)).astype(int) + 8
+    roi = image[y0:y1, x0:x1]
+    grey = roi if roi.ndim == 2 else cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY)
+    band = max(1.5, 1.5 * float(np.linalg.norm(new_corners[1] - new_corners[0])) / (ew + 1e-6))
+    new_corners = refine_sides(edge_magnitude(grey), new_corners - (x0, y0), band) + (x0, y0)
+    new_aspect = float(np.clip(ew / max(eh, 1e-6) * grid.anisotropy, rc.min_aspect, rc.max_aspect))
+    return new_corners, m, grid, new_aspect
