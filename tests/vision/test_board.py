@@ -1,0 +1,61 @@
+"""Stage tests of the top-face lattice fit (vision/board.py) on drawn boards."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from drawn import default_corners, draw_scene
+
+from vision.board import fit_board, rim_evidence
+from vision.config import DEFAULT
+from vision.holes import HOLE_CELL, HOLES, START_COUNTS
+from vision.rectify import to_image
+
+
+def _pit_errors(scene, hmat, grid) -> np.ndarray:
+    pts = to_image(grid.centres.reshape(-1, 2), hmat).reshape(4, 8, 2)
+    return np.array([np.linalg.norm(pts[HOLE_CELL[n]] - scene.pit_centers[n]) for n in HOLES])
+
+
+def test_a_side_face_in_the_outline_does_not_shear_the_pits() -> None:
+    # the rough quad reaches 12 % of the board's height too far past the South edge
+    # (what an outline including the side face looks like at a low camera)
+    scene = draw_scene(START_COUNTS, default_corners((960, 540), 4, 0.15, 0.75), size=(960, 540), seed=11)
+    rough = scene.corners.copy()
+    down = (scene.corners[3] - scene.corners[0]) * 0.12
+    rough[2] += down
+    rough[3] += down
+    corners, hmat, grid, _ = fit_board(scene.image, rough, 2.345)
+    assert _pit_errors(scene, hmat, grid).max() < 2.0
+    assert np.linalg.norm(corners - scene.corners, axis=1).max() < 3.0
+    assert grid.score >= DEFAULT.grid.min_lattice_score
+
+
+def test_pit_radius_is_measured() -> None:
+    scene = draw_scene(START_COUNTS, default_corners((960, 540), 0, 0.0, 0.75), size=(960, 540), seed=12)
+    corners, hmat, grid, _ = fit_board(scene.image, scene.corners, 2.345)
+    # drawn pits: radius 30 board px with a pitch of 80 board px
+    assert grid.radius[0] / DEFAULT.grid.lattice_pitch_px == pytest.approx(30 / 80, rel=0.08)
+    # the view puts rows one column pitch apart: rows 76 px apart on the board -> pits 80/76 tall
+    assert grid.anisotropy == pytest.approx(80 / 76, rel=0.04)
+
+
+def test_a_table_without_pits_scores_below_the_board_threshold() -> None:
+    rng = np.random.default_rng(3)
+    img = np.clip(rng.normal(140, 25, (540, 960, 3)), 0, 255).astype(np.uint8)
+    corners = default_corners((960, 540), 0, 0.0, 0.75)
+    _, _, grid, _ = fit_board(img, corners, 2.345)
+    assert grid.score < DEFAULT.grid.min_lattice_score
+
+
+def test_rim_evidence_is_high_on_a_ring_and_low_on_lines() -> None:
+    import cv2
+
+    img = np.full((120, 240), 160, np.uint8)
+    cv2.circle(img, (60, 60), 20, 60, -1)  # a pit
+    for x in range(140, 240, 12):  # parallel lines (planks, tiles)
+        cv2.line(img, (x, 0), (x, 119), 60, 3)
+    gx = cv2.Sobel(img, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(img, cv2.CV_32F, 0, 1, ksize=3)
+    ev = rim_evidence(gx, gy, np.array([[60.0, 60.0], [190.0, 60.0]]), np.array([[20.0, 20.0]]))[:, 0]
+    assert ev[0] > 10 * max(ev[1], 1.0)
