@@ -25,12 +25,13 @@ and the board's aspect. Points are OpenCV ``(x, y)``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
 from vision.config import DEFAULT, GridConfig, VisionConfig
-from vision.grid import PitGrid, board_edges, fit_grid, radial_coherence
+from vision.grid import PitGrid, fit_grid, radial_coherence
 from vision.locate import edge_magnitude, refine_sides
 from vision.rectify import canonical_size, rectify, to_image
 
@@ -50,13 +51,16 @@ def rim_evidence(gx: np.ndarray, gy: np.ndarray, centres: np.ndarray, radii: np.
     my = centres[:, 1, None, None] + radii[None, :, 1, None] * sa[None, None, :]
     mx32 = mx.reshape(n, -1).astype(np.float32)
     my32 = my.reshape(n, -1).astype(np.float32)
-    sx = cv2.remap(gx, mx32, my32, cv2.INTER_LINEAR).reshape(n, e, -1)
-    sy = cv2.remap(gy, mx32, my32, cv2.INTER_LINEAR).reshape(n, e, -1)
+    step = 32000  # cv2.remap maps at most 32767 rows
+    sx = np.concatenate([cv2.remap(gx, mx32[i : i + step], my32[i : i + step], cv2.INTER_LINEAR)
+                         for i in range(0, n, step)]).reshape(n, e, -1)
+    sy = np.concatenate([cv2.remap(gy, mx32[i : i + step], my32[i : i + step], cv2.INTER_LINEAR)
+                         for i in range(0, n, step)]).reshape(n, e, -1)
     # normal of the ellipse at angle t is (cos t / rx, sin t / ry), normalised
     nx = ca[None, :] / radii[:, 0, None]
     ny = sa[None, :] / radii[:, 1, None]
     nn = np.hypot(nx, ny)
-    nx, ny = nx / nn, ny / nn
+    nx, ny = (nx / nn).astype(np.float32), (ny / nn).astype(np.float32)
     rad = np.abs(sx * nx[None] + sy * ny[None])
     tan = np.abs(-sx * ny[None] + sy * nx[None])
     return (rad - tan).mean(axis=2)
@@ -87,24 +91,29 @@ def _fit_gap(ys: np.ndarray) -> float:
 
 def _refine_peaks(gx: np.ndarray, gy: np.ndarray, pts: np.ndarray, r: tuple[float, float],
                   reach: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each pit's rim centre within +/- reach px of ``pts`` (sub-pixel): (peaks, evidence)."""
-    d = np.arange(-reach, reach + 1, dtype=np.float64)
+    """Each pit's rim centre within +/- reach px of ``pts`` (sub-pixel): (peaks, evidence).
+    Coarse to fine: every other px over the reach, then the 3 x 3 px around the best."""
+    n = len(pts)
+    radii = np.array([r])
+    stride = 2 if reach > 3 else 1
+    d = np.arange(-reach, reach + 1, stride, dtype=np.float64)
     ox, oy = (v.ravel() for v in np.meshgrid(d, d))
-    cand = (pts[:, None, :] + np.stack([ox, oy], 1)[None]).reshape(-1, 2)
-    ev = rim_evidence(gx, gy, cand, np.array([r])).reshape(len(pts), len(d), len(d))  # [pit, y, x]
-    peaks = np.zeros_like(pts)
-    best = np.zeros(len(pts))
-    for i in range(len(pts)):
-        e = ev[i]
-        iy, ix = np.unravel_index(int(np.argmax(e)), e.shape)
-        best[i] = e[iy, ix]
-        sub = [0.0, 0.0]
-        for j, line in enumerate((e[iy, ix - 1 : ix + 2], e[iy - 1 : iy + 2, ix])):
-            if len(line) == 3 and 0 < (ix, iy)[j] < e.shape[1 - j] - 1:
-                den = line[0] - 2 * line[1] + line[2]
-                if den < 0:
-                    sub[j] = float(np.clip(0.5 * (line[0] - line[2]) / den, -0.5, 0.5))
-        peaks[i] = (pts[i, 0] + d[ix] + sub[0], pts[i, 1] + d[iy] + sub[1])
+    off = np.stack([ox, oy], 1)
+    ev = rim_evidence(gx, gy, (pts[:, None, :] + off[None]).reshape(-1, 2), radii).reshape(n, -1)
+    start = pts + off[np.argmax(ev, axis=1)]
+    f = np.array([-1.0, 0.0, 1.0])
+    fx, fy = (v.ravel() for v in np.meshgrid(f, f))
+    fine = np.stack([fx, fy], 1)
+    e = rim_evidence(gx, gy, (start[:, None, :] + fine[None]).reshape(-1, 2), radii).reshape(n, 3, 3)
+    k = np.argmax(e.reshape(n, 9), axis=1)
+    iy, ix = k // 3, k % 3
+    best = e.reshape(n, 9)[np.arange(n), k]
+    peaks = start + np.stack([ix - 1, iy - 1], 1).astype(np.float64)
+    centre = (ix == 1) & (iy == 1)  # sub-pixel where the best is inside the 3 x 3
+    for j, line in enumerate((e[:, 1, :], e[:, :, 1])):
+        den = line[:, 0] - 2 * line[:, 1] + line[:, 2]
+        sub = np.where(centre & (den < 0), 0.5 * (line[:, 0] - line[:, 2]) / np.where(den < 0, den, -1.0), 0.0)
+        peaks[:, j] += np.clip(sub, -0.5, 0.5)
     return peaks, best
 
 
@@ -124,25 +133,6 @@ def _gradients(view: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
 
 
-def _slip(gx: np.ndarray, gy: np.ndarray, gap: float, radius: tuple[float, float],
-          cfg: GridConfig) -> tuple[int, int]:
-    """Lattice shift (columns, rows) of -1, 0 or 1 whose 8 x 4 window holds the most
-    rim evidence: a comb one column or row off (the side face, a hand) is moved back."""
-    p, b = cfg.lattice_pitch_px, cfg.lattice_border
-    cols = np.arange(-1.0, 9.0)
-    rows = np.arange(-1.0, 5.0) + np.where(np.arange(-1, 5) >= 2, gap, 0.0)
-    pts = np.stack(np.meshgrid(cols, rows), -1).reshape(-1, 2) * p + b * p
-    ev = rim_evidence(gx, gy, pts, np.array([radius])).reshape(6, 10)
-    ev = np.maximum(ev, 0.0)
-    best, arg = -1.0, (0, 0)
-    for dr in (0, -1, 1):
-        for dc in (0, -1, 1):
-            s = float(ev[1 + dr : 5 + dr, 1 + dc : 9 + dc].sum())
-            if s > best * cfg.slip_margin:
-                best, arg = s, (dc, dr)
-    return arg
-
-
 def refine_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: GridConfig = DEFAULT.grid,
                    ) -> tuple[np.ndarray, float, np.ndarray, tuple[float, float], int]:
     """Refit the lattice homography (lattice coords -> image px) to the pits' rims.
@@ -160,12 +150,6 @@ def refine_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: GridCon
         gx, gy = _gradients(view)
         nominal = _lattice_points(gap) * p + cfg.lattice_border * p
         radius = _measure_radius(gx, gy, nominal, cfg)
-        if k == 0:
-            shift = _slip(gx, gy, gap, radius, cfg)
-            if shift != (0, 0):
-                t = np.array([[1.0, 0, shift[0]], [0, 1, shift[1]], [0, 0, 1]])
-                hlat = hlat @ t
-                continue
         reach = max(2, int(round((cfg.peak_search_frac if k <= 1 else 0.5 * cfg.peak_search_frac) * p)))
         peaks, _ = _refine_peaks(gx, gy, nominal, radius, reach)
         src = _lattice_points(gap)
@@ -198,6 +182,58 @@ def refine_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: GridCon
     return hlat, gap, centres, radius, inliers
 
 
+def _innermost_peak(prof: np.ndarray, strength: float) -> float | None:
+    """Index (sub-px) of the first local peak of ``prof`` reaching ``strength`` x its max."""
+    if len(prof) < 3 or prof.max() <= 0:
+        return None
+    strong = np.flatnonzero(prof >= strength * prof.max())
+    k = int(strong[0])
+    while k + 1 < len(prof) and prof[k + 1] >= prof[k]:  # climb to the local peak
+        k += 1
+    if 0 < k < len(prof) - 1:
+        den = prof[k - 1] - 2 * prof[k] + prof[k + 1]
+        if den < 0:
+            return k + float(np.clip(0.5 * (prof[k - 1] - prof[k + 1]) / den, -0.5, 0.5))
+    return float(k)
+
+
+def surface_edges(view: np.ndarray, grid: PitGrid, gap: float, cfg: GridConfig = DEFAULT.grid) -> np.ndarray | None:
+    """Playing-surface corners (TL, TR, BR, BL) in the lattice view, or None.
+
+    In the lattice view the top face is rectified, so its edges are the view's
+    rows and columns: each edge is the innermost strong step of a gradient
+    profile taken beyond the outer pits' rims (the top face's edge comes before
+    the side face and the table); the profile is the median over the 8 (or 4)
+    strips along that side, so a hand or a seed on a few strips does not decide.
+    """
+    h, w = view.shape[:2]
+    grey = cv2.GaussianBlur(cv2.cvtColor(view, cv2.COLOR_BGR2GRAY) if view.ndim == 3 else view, (3, 3), 0)
+    gx = np.abs(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3))
+    gy = np.abs(cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3))
+    p = cfg.lattice_pitch_px
+    b = cfg.lattice_border * p
+    rx, ry = grid.radius
+    xs = b + p * np.arange(8)
+    ys = b + p * (np.arange(4) + np.where(np.arange(4) >= 2, gap, 0.0))
+    half = int(0.3 * p)
+    col_strips = [gy[:, max(int(x) - half, 0) : int(x) + half + 1].mean(axis=1) for x in xs]
+    row_strips = [gx[max(int(y) - half, 0) : int(y) + half + 1].mean(axis=0) for y in ys]
+    vprof = np.median(np.array(col_strips), axis=0)  # along y
+    hprof = np.median(np.array(row_strips), axis=0)  # along x
+    out = []
+    for prof, inner_lo, inner_hi in ((vprof, ys[0] - ry, ys[-1] + ry), (hprof, xs[0] - rx, xs[-1] + rx)):
+        gap_px = cfg.edge_gap_frac * p
+        lo_end = int(inner_lo - gap_px)
+        hi_start = int(np.ceil(inner_hi + gap_px))
+        before = _innermost_peak(prof[:lo_end][::-1], cfg.edge_strength)
+        after = _innermost_peak(prof[hi_start:], cfg.edge_strength)
+        if before is None or after is None:
+            return None
+        out.append((lo_end - 1 - before, hi_start + after))
+    (top, bottom), (left, right) = out
+    return np.array([[left, top], [right, top], [right, bottom], [left, bottom]], np.float64)
+
+
 def lattice_from_grid(grid: PitGrid, hmat: np.ndarray) -> tuple[np.ndarray, float]:
     """Lattice homography (lattice coords -> image px) and middle gap from a grid
     fitted on a view with image -> view matrix ``hmat``."""
@@ -208,15 +244,53 @@ def lattice_from_grid(grid: PitGrid, hmat: np.ndarray) -> tuple[np.ndarray, floa
     return h, gap
 
 
+@dataclass
+class TopFace:
+    """A fitted board: what :func:`fit_board` returns, kept by the locate stage."""
+
+    corners: np.ndarray  # canonical TL, TR, BR, BL, image px
+    hmat: np.ndarray  # image -> lattice view
+    grid: PitGrid  # on the lattice view
+    aspect: float  # playing surface width / height
+
+    def turned(self, cfg: GridConfig = DEFAULT.grid) -> TopFace:
+        """The same fit with the board's ends swapped (South on the other long side)."""
+        g = self.grid
+        p, b = cfg.lattice_pitch_px, cfg.lattice_border
+        gap = float(g.centres[2, 0, 1] - g.centres[1, 0, 1]) / p - 1.0
+        wv, hv = p * (7 + 2 * b), p * (3 + gap + 2 * b)
+        rot = np.array([[-1.0, 0, wv], [0, -1.0, hv], [0, 0, 1]])
+        centres = np.array([wv, hv]) - g.centres[::-1, ::-1]
+        grid = PitGrid(centres, g.pitch, g.rim[::-1, ::-1].copy(), g.score, g.radius, g.anisotropy, g.inliers)
+        return TopFace(np.roll(self.corners, 2, axis=0), rot @ self.hmat, grid, self.aspect)
+
+
 def fit_board(
     image: np.ndarray, corners: np.ndarray, aspect: float, cfg: VisionConfig = DEFAULT,
-    lap: Callable[[str], None] | None = None,
+    lap: Callable[[str], None] | None = None, prior: TopFace | None = None,
 ) -> tuple[np.ndarray, np.ndarray, PitGrid, float]:
     """Pit lattice and playing-surface corners from rough corners (see module docstring).
 
     Returns the corners (canonical TL, TR, BR, BL, image px), the image -> view
     homography, the grid on that view, and the board's aspect (width / height).
+    ``prior``: a fit of these corners already made (by the locate stage), reused
+    as it is or turned by half a turn when ``corners`` name the other South side.
     """
+    corners = np.asarray(corners, np.float64)
+    if prior is not None:
+        for fit in (prior, prior.turned(cfg.grid)):
+            if np.allclose(fit.corners, corners):
+                if lap is not None:  # done by the locate stage: nothing more to time
+                    lap("rectify")
+                    lap("grid")
+                return fit.corners, fit.hmat, fit.grid, fit.aspect
+    fit = fit_top_face(image, corners, aspect, cfg, lap)
+    return fit.corners, fit.hmat, fit.grid, fit.aspect
+
+
+def fit_top_face(image: np.ndarray, corners: np.ndarray, aspect: float, cfg: VisionConfig = DEFAULT,
+                 lap: Callable[[str], None] | None = None) -> TopFace:
+    """:func:`fit_board`'s work, as a :class:`TopFace`."""
     tick = lap or (lambda stage: None)
     gc, rc = cfg.grid, cfg.rectify
     corners = np.asarray(corners, np.float64)
@@ -225,10 +299,8 @@ def fit_board(
     view, hmat = rectify(image, corners, aspect, rc, pad=pad)
     tick("rectify")
     grid0 = fit_grid(view, gc, board_width=w)
-    if grid0.inliers < gc.min_inliers:
-        tick("grid")
-        grid0.score = 0.0  # no lattice to refine: not a board
-        return corners, hmat, grid0, aspect
+    # the comb lattice is only a start (the lattice view refit moves each pit by up to
+    # a quarter pitch); whether it found a board is decided by the final score
     hlat, gap = lattice_from_grid(grid0, hmat)
     hlat, gap, centres, radius, inliers = refine_lattice(image, hlat, gap, gc)
     m, size = _view_matrix(hlat, gc, gap)
@@ -241,10 +313,15 @@ def fit_board(
     # share of pits agreeing with the lattice; about 0 for a lattice on a table
     gx, gy = _gradients(lview)
     norm = float(cv2.magnitude(gx, gy).mean()) + 1e-6
-    ev = rim_evidence(gx, gy, centres.reshape(-1, 2), np.array([radius]))[:, 0] / norm
-    score = float(np.median(ev)) * inliers / 32
+    # at the lattice points themselves (a search for each pit's best spot would find
+    # some evidence in noise too), against the same circles between the pits
+    nominal = _lattice_points(gap) * p + gc.lattice_border * p
+    mids = nominal.reshape(4, 8, 2)
+    between = (0.25 * (mids[:-1, :-1] + mids[1:, :-1] + mids[:-1, 1:] + mids[1:, 1:])).reshape(-1, 2)
+    ev = rim_evidence(gx, gy, np.concatenate([nominal, between]), np.array([radius]))[:, 0] / norm
+    score = float(np.median(ev[:32]) - max(np.median(ev[32:]), 0.0)) * inliers / 32
     grid = PitGrid(centres, (p, p), rim, score, radius, radius[1] / radius[0], inliers)
-    edges = board_edges(lview, grid, gc)
+    edges = surface_edges(lview, grid, gap, gc)
     tick("grid")
     if edges is None:
         # no edge to follow: the lattice's outer cells' corners
@@ -262,4 +339,4 @@ def fit_board(
     band = max(1.5, 1.5 * float(np.linalg.norm(new_corners[1] - new_corners[0])) / (ew + 1e-6))
     new_corners = refine_sides(edge_magnitude(grey), new_corners - (x0, y0), band) + (x0, y0)
     new_aspect = float(np.clip(ew / max(eh, 1e-6) * grid.anisotropy, rc.min_aspect, rc.max_aspect))
-    return new_corners, m, grid, new_aspect
+    return TopFace(new_corners, m, grid, new_aspect)

@@ -40,6 +40,13 @@ class LocateConfig:
     outline_power: float = 0.5  # ranking: lattice score x (outline / best outline) ** this
     min_quick_lattice: float = 2.0  # weaker pits' response / mean below this -> BoardNotFound
     refine_edge_band_px: float = 3.0  # work-scale band around each side searched by the line refit
+    density_levels: tuple[float, ...] = ()  # pit-density / its mean thresholds giving pit-area masks
+    density_close_px: int = 15  # closing joining the pits of one board (work scale)
+    verify_finalists: int = 6  # this many best quads get the top-face lattice fit; the best fit wins (0: off)
+    verify_pitch_px: float = 40.0  # lattice view pitch of that quick fit
+    verify_passes: int = 3  # its lattice refits
+    verify_other_min: float = 1.0  # a finalist other than the best-ranked needs this fit
+    verify_enough: float = 1.0  # a finalist fitting this well ends the search
 
 
 @dataclass(frozen=True)
@@ -101,7 +108,6 @@ class GridConfig:
     lattice_border: float = 1.6  # pitches of surroundings kept around the outer pit centres
     lattice_passes: int = 3  # peak -> homography refits
     peak_search_frac: float = 0.25  # each pit's rim is searched within +/- this x pitch (first pass)
-    slip_margin: float = 1.15  # a lattice shifted by one pit must hold this x more rim evidence
     rim_radius_fracs: tuple[float, ...] = tuple(0.22 + 0.02 * i for i in range(15))  # pit radius / pitch
     rim_ratio_steps: tuple[float, ...] = (0.88, 0.94, 1.0, 1.06, 1.12)  # pit height / width in the view
     lattice_inlier_frac: float = 0.08  # RANSAC threshold / pitch for the lattice homography

@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import itertools
 from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
@@ -43,6 +44,7 @@ class BoardQuad:
     score: float  # grid-fit score of the chosen quad
     aspect: float  # width / height of the playing surface used for rectification
     method: str  # which segmentation produced it ("given" for user corners)
+    fit: Any = None  # vision.board.TopFace of these corners when the locate stage fitted it
 
 
 def _masks(small: np.ndarray, cfg: VisionConfig) -> list[tuple[str, np.ndarray]]:
@@ -107,6 +109,17 @@ def _pit_density(mag: np.ndarray, cfg: VisionConfig) -> np.ndarray:
         best = hp if best is None else np.maximum(best, hp)
     assert best is not None
     return best
+
+
+def _density_masks(density: np.ndarray, cfg: VisionConfig) -> list[tuple[str, np.ndarray]]:
+    """Where pit-like rings crowd together: the board's pit area even when its outline
+    merges with the table, a hand or a stick (closed so the pits join into one blob)."""
+    out = []
+    for level in cfg.locate.density_levels:
+        m = (density > level).astype(np.uint8) * 255
+        k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (cfg.locate.density_close_px,) * 2)
+        out.append((f"density{level:g}", cv2.morphologyEx(m, cv2.MORPH_CLOSE, k)))
+    return out
 
 
 def _mean_inside(img: np.ndarray, q: np.ndarray) -> float:
@@ -257,17 +270,10 @@ def refine_sides(mag: np.ndarray, quad: np.ndarray, band: float) -> np.ndarray:
     return out
 
 
-def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
-    """Find the playing surface in a BGR image (see module docstring).
-
-    Raises:
-        BoardNotFound: no candidate quad holds a plausible 4 x 8 pit grid.
-    """
+def candidate_quads(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> tuple[list[tuple[float, np.ndarray, str]], float]:
+    """Board-shaped quads of a BGR image, best first: ([(quick lattice score, quad at
+    the work scale (side 0->1 along the 8 columns), method)], work scale)."""
     lc = cfg.locate
-    if lc.use_aruco:
-        marked = aruco_corners(image, cfg)
-        if marked is not None:
-            return marked
     h, w = image.shape[:2]
     scale = min(1.0, lc.work_long_side_px / max(h, w))
     small = cv2.resize(image, (int(round(w * scale)), int(round(h * scale))), interpolation=cv2.INTER_AREA)
@@ -276,7 +282,8 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
     seen: list[np.ndarray] = []
     raw: list[np.ndarray] = []
     scored: list[tuple[float, np.ndarray, str]] = []
-    for name, mask in _masks(small, cfg) + _cluster_masks(small, cfg):
+    density = _pit_density(small_mag, cfg)
+    for name, mask in _masks(small, cfg) + _cluster_masks(small, cfg) + _density_masks(density, cfg):
         for quad in _candidates(mask, cfg):
             q = order_clockwise(quad)
             if not _valid(q, cfg) or not _board_shaped(q, cfg):
@@ -289,9 +296,8 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
                 continue
             seen.append(q)
             scored.append((_outline_contrast(small_mag, q), q, name))
-    density = _pit_density(small_mag, cfg)
     if not scored:
-        raise BoardNotFound("no board-sized four-sided shape in the image")
+        return [], scale
     # pre-rank by outline contrast x the density of pit-like rings inside, then the
     # best few are ranked by the free lattice search (which knows no margins or pit size)
     scored.sort(key=lambda t: -t[0] * _mean_inside(density, t[1]))
@@ -302,7 +308,27 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
         # a sharp, continuous outline is further evidence (weighted down: tiles and
         # mortar lines have sharper outlines than any board)
         ranked.append((ls * (outline / max(top_outline, 1e-6)) ** lc.outline_power, ls, lq, name))
-    _, best_s, best_q, method = max(ranked, key=lambda t: t[0])
+    ranked.sort(key=lambda t: -t[0])
+    return [(ls, lq, name) for _, ls, lq, name in ranked], scale
+
+
+def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
+    """Find the playing surface in a BGR image (see module docstring).
+
+    Raises:
+        BoardNotFound: no candidate quad holds a plausible 4 x 8 pit grid.
+    """
+    lc = cfg.locate
+    if lc.use_aruco:
+        marked = aruco_corners(image, cfg)
+        if marked is not None:
+            return marked
+    ranked, scale = candidate_quads(image, cfg)
+    if not ranked:
+        raise BoardNotFound("no board-sized four-sided shape in the image")
+    if lc.verify_finalists:
+        return _verified(image, ranked, scale, cfg)
+    best_s, best_q, method = ranked[0]
     if best_s < lc.min_quick_lattice:
         raise BoardNotFound(
             f"no 4x8 pit lattice found (best fit {best_s:.2f} < {lc.min_quick_lattice:.2f})")
@@ -310,6 +336,42 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
     mag = edge_magnitude(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
     refined = refine_sides(mag, full, band=max(2.0, 1.5 / scale))
     return BoardQuad(refined, best_s, cfg.rectify.default_aspect, method)
+
+
+def _verified(image: np.ndarray, ranked: list[tuple[float, np.ndarray, str]], scale: float,
+              cfg: VisionConfig) -> BoardQuad:
+    """The candidate whose top-face pit lattice fits best (vision.board.fit_board)."""
+    import dataclasses
+
+    from vision.board import fit_top_face
+
+    lc = cfg.locate
+    # a quick fit (coarse lattice view, fewer passes) ranks the finalists; the best
+    # is fitted again in full
+    quick = cfg
+    if (lc.verify_pitch_px, lc.verify_passes) != (cfg.grid.lattice_pitch_px, cfg.grid.lattice_passes):
+        quick = dataclasses.replace(cfg, grid=dataclasses.replace(
+            cfg.grid, lattice_pitch_px=lc.verify_pitch_px, lattice_passes=lc.verify_passes))
+    best: tuple[float, np.ndarray, str, Any] | None = None
+    for i, (_, q, name) in enumerate(ranked[: lc.verify_finalists]):
+        fit = fit_top_face(image, q / scale, cfg.rectify.default_aspect, quick)
+        # the best-ranked quad needs a plausible lattice; another one must fit clearly
+        # better than a table can (a wrong board is worse than none)
+        need = cfg.grid.min_lattice_score if i == 0 else lc.verify_other_min
+        if fit.grid.score >= need and (best is None or fit.grid.score > best[0]):
+            best = (fit.grid.score, q, name, fit)
+        if best is not None and best[0] >= lc.verify_enough:
+            break
+    if best is None:
+        raise BoardNotFound("no 4x8 pit lattice found on any board-shaped outline")
+    score, q, name, fit = best
+    if quick is not cfg:
+        fit = fit_top_face(image, q / scale, cfg.rectify.default_aspect, cfg)
+        score = fit.grid.score
+    if score < cfg.grid.min_lattice_score:
+        raise BoardNotFound(
+            f"no 4x8 pit lattice found (best fit {score:.2f} < {cfg.grid.min_lattice_score:.2f})")
+    return BoardQuad(fit.corners, score, fit.aspect, name, fit)
 
 
 def aruco_corners(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad | None:

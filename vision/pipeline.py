@@ -118,8 +118,10 @@ def pit_crops(image: np.ndarray, hmat: np.ndarray, grid: PitGrid, cfg: VisionCon
     return crops
 
 
-def _board(image: np.ndarray, south: str, profile: BoardProfile | None, cfg: VisionConfig) -> tuple[np.ndarray, float]:
-    """Canonical TL, TR, BR, BL corners and the aspect, from the profile or the image."""
+def _board(image: np.ndarray, south: str, profile: BoardProfile | None,
+           cfg: VisionConfig) -> tuple[np.ndarray, float, Any]:
+    """Canonical TL, TR, BR, BL corners, the aspect and the locate stage's fit (or
+    None), from the profile or the image."""
     if profile is not None:
         h, w = image.shape[:2]
         if tuple(profile.image_size) != (w, h):
@@ -130,9 +132,9 @@ def _board(image: np.ndarray, south: str, profile: BoardProfile | None, cfg: Vis
         corners = quad.corners
         if south != profile.south_side:
             corners = orient_corners(long_axis_first(order_clockwise(corners)), south)
-        return corners, profile.aspect
+        return corners, profile.aspect, None
     quad = locate_board(image, cfg)
-    return orient_corners(quad.corners, south), quad.aspect
+    return orient_corners(quad.corners, south), quad.aspect, quad.fit
 
 
 def recognize(
@@ -166,14 +168,14 @@ def recognize(
         t0 = t1
 
     try:
-        corners, aspect = _board(image, south, profile, cfg)
+        corners, aspect, prior = _board(image, south, profile, cfg)
     except BoardNotFound as exc:
         if on_missing == "status":
             lap("locate")
             return Recognition.not_found(str(exc), timings)
         raise
     lap("locate")
-    corners, hmat, grid, aspect = fit_board(image, corners, aspect, cfg, lap)
+    corners, hmat, grid, aspect = fit_board(image, corners, aspect, cfg, lap, prior=prior)
     if grid.score < cfg.grid.min_lattice_score:
         reason = (f"no 4x8 pit lattice on the board (fit {grid.score:.2f} < "
                   f"{cfg.grid.min_lattice_score:.1f})")
