@@ -154,22 +154,24 @@ def refine_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: GridCon
         peaks, _ = _refine_peaks(gx, gy, nominal, radius, reach)
         src = _lattice_points(gap)
         dst = to_image(peaks, m)
-        h_new, inl = cv2.findHomography(src, dst, cv2.RANSAC, cfg.lattice_inlier_frac * float(
-            np.median(np.linalg.norm(np.diff(dst.reshape(4, 8, 2), axis=1), axis=-1))))
+        pitch_img = float(np.median(np.linalg.norm(np.diff(dst.reshape(4, 8, 2), axis=1), axis=-1)))
+        h_new, inl = cv2.findHomography(src, dst, cv2.RANSAC, cfg.lattice_inlier_frac * pitch_img,
+                                        maxIters=300, confidence=0.99)
         if h_new is None or inl is None or int(inl.sum()) < cfg.min_inliers:
             break
         inliers = int(inl.sum())
         hlat = h_new
-        # the middle gap, from the inlier rims' rows in lattice coords
+        # the middle gap: the one whose lattice fits the inlier rims best
         keep = inl.ravel() > 0
-        back = cv2.perspectiveTransform(dst.reshape(-1, 1, 2), np.linalg.inv(h_new)).reshape(4, 8, 2)
-        ys = np.array([np.median(back[r, keep.reshape(4, 8)[r], 1]) if keep.reshape(4, 8)[r].any()
-                       else _lattice_rows(gap)[r] for r in range(4)])
-        new_gap = _fit_gap(ys)
-        if abs(new_gap - gap) > 0.02:
-            h_g, _ = cv2.findHomography(_lattice_points(new_gap)[keep], dst[keep], 0)
-            if h_g is not None:
-                hlat, gap = h_g, new_gap
+        best_err = np.inf
+        for g in cfg.gap_steps:
+            sg = _lattice_points(g)[keep].reshape(-1, 1, 2)
+            h_g, _ = cv2.findHomography(sg, dst[keep], 0)
+            if h_g is None:
+                continue
+            err = float(np.mean(np.linalg.norm(cv2.perspectiveTransform(sg, h_g).reshape(-1, 2) - dst[keep], axis=1)))
+            if err < best_err:
+                best_err, hlat, gap = err, h_g, float(g)
     m, size = _view_matrix(hlat, cfg, gap)
     view = cv2.warpPerspective(image, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     gx, gy = _gradients(view)
@@ -222,7 +224,7 @@ def surface_edges(view: np.ndarray, grid: PitGrid, gap: float, cfg: GridConfig =
     hprof = np.median(np.array(row_strips), axis=0)  # along x
     out = []
     for prof, inner_lo, inner_hi in ((vprof, ys[0] - ry, ys[-1] + ry), (hprof, xs[0] - rx, xs[-1] + rx)):
-        gap_px = cfg.edge_gap_frac * p
+        gap_px = cfg.surface_gap_frac * p
         lo_end = int(inner_lo - gap_px)
         hi_start = int(np.ceil(inner_hi + gap_px))
         before = _innermost_peak(prof[:lo_end][::-1], cfg.edge_strength)
@@ -234,12 +236,12 @@ def surface_edges(view: np.ndarray, grid: PitGrid, gap: float, cfg: GridConfig =
     return np.array([[left, top], [right, top], [right, bottom], [left, bottom]], np.float64)
 
 
-def lattice_from_grid(grid: PitGrid, hmat: np.ndarray) -> tuple[np.ndarray, float]:
-    """Lattice homography (lattice coords -> image px) and middle gap from a grid
-    fitted on a view with image -> view matrix ``hmat``."""
-    ys = grid.centres[..., 1].mean(axis=1)
+def lattice_from_centres(centres: np.ndarray, hmat: np.ndarray) -> tuple[np.ndarray, float]:
+    """Lattice homography (lattice coords -> image px) and middle gap from pit
+    centres (4, 8, 2) on a view with image -> view matrix ``hmat``."""
+    ys = centres[..., 1].mean(axis=1)
     gap = _fit_gap(ys)
-    dst = to_image(grid.centres.reshape(-1, 2), hmat)
+    dst = to_image(centres.reshape(-1, 2), hmat)
     h, _ = cv2.findHomography(_lattice_points(gap), dst, 0)
     return h, gap
 
@@ -296,12 +298,13 @@ def fit_top_face(image: np.ndarray, corners: np.ndarray, aspect: float, cfg: Vis
     corners = np.asarray(corners, np.float64)
     w, h = canonical_size(aspect, rc)
     pad = int(round(rc.pad_frac * w))
-    view, hmat = rectify(image, corners, aspect, rc, pad=pad)
+    view, hmat = rectify(image, corners, aspect, rc, width=w, pad=pad)
     tick("rectify")
+    # the comb lattice, moved onto the pits' ring peaks, is only a start (the lattice
+    # view refit moves each pit by up to a quarter pitch); whether it found a board is
+    # decided by the final score
     grid0 = fit_grid(view, gc, board_width=w)
-    # the comb lattice is only a start (the lattice view refit moves each pit by up to
-    # a quarter pitch); whether it found a board is decided by the final score
-    hlat, gap = lattice_from_grid(grid0, hmat)
+    hlat, gap = lattice_from_centres(grid0.centres, hmat)
     hlat, gap, centres, radius, inliers = refine_lattice(image, hlat, gap, gc)
     m, size = _view_matrix(hlat, gc, gap)
     lview = cv2.warpPerspective(image, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
