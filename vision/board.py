@@ -133,6 +133,33 @@ def _gradients(view: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
 
 
+def _slip(gx: np.ndarray, gy: np.ndarray, gap: float, radius: tuple[float, float],
+          cfg: GridConfig) -> tuple[int, int]:
+    """(columns, rows) to shift the lattice by: -1, 0 or 1 each. A line of pits just
+    outside the lattice that looks as much like pits as the lattice's own, while the
+    lattice's opposite line looks much less so, means the comb slipped by one."""
+    p, b = cfg.lattice_pitch_px, cfg.lattice_border
+    cols = np.arange(-1.0, 9.0)
+    rows = np.arange(-1.0, 5.0) + np.where(np.arange(-1, 5) >= 2, gap, 0.0)
+    pts = np.stack(np.meshgrid(cols, rows), -1).reshape(-1, 2) * p + b * p
+    ev = rim_evidence(gx, gy, pts, np.array([radius])).reshape(6, 10)
+    inner = float(np.median(ev[1:5, 1:9]))
+    if inner <= 0:
+        return (0, 0)
+    col = np.median(ev[1:5], axis=0)  # per column -1..8
+    row = np.median(ev[:, 1:9], axis=1)  # per row -1..4
+
+    def pick(line: np.ndarray) -> int:
+        before, first, last, after = line[0], line[1], line[-2], line[-1]
+        if after > cfg.slip_abs * inner and after > cfg.slip_rel * max(first, 0.0) and after >= before:
+            return 1
+        if before > cfg.slip_abs * inner and before > cfg.slip_rel * max(last, 0.0):
+            return -1
+        return 0
+
+    return pick(col), pick(row)
+
+
 def refine_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: GridConfig = DEFAULT.grid,
                    ) -> tuple[np.ndarray, float, np.ndarray, tuple[float, float], int]:
     """Refit the lattice homography (lattice coords -> image px) to the pits' rims.
@@ -150,6 +177,13 @@ def refine_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: GridCon
         gx, gy = _gradients(view)
         nominal = _lattice_points(gap) * p + cfg.lattice_border * p
         radius = _measure_radius(gx, gy, nominal, cfg)
+        if k == 1:  # the lattice is close now: is it one column or row off the pits?
+            shift = _slip(gx, gy, gap, radius, cfg)
+            if shift != (0, 0):
+                hlat = hlat @ np.array([[1.0, 0, shift[0]], [0, 1, shift[1]], [0, 0, 1]])
+                m, size = _view_matrix(hlat, cfg, gap)
+                view = cv2.warpPerspective(image, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+                gx, gy = _gradients(view)
         reach = max(2, int(round((cfg.peak_search_frac if k <= 1 else 0.5 * cfg.peak_search_frac) * p)))
         peaks, _ = _refine_peaks(gx, gy, nominal, radius, reach)
         src = _lattice_points(gap)

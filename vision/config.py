@@ -110,6 +110,8 @@ class GridConfig:
     peak_search_frac: float = 0.25  # each pit's rim is searched within +/- this x pitch (first pass)
     rim_radius_fracs: tuple[float, ...] = tuple(0.22 + 0.02 * i for i in range(15))  # pit radius / pitch
     rim_ratio_steps: tuple[float, ...] = (0.88, 0.94, 1.0, 1.06, 1.12)  # pit height / width in the view
+    slip_abs: float = 1.0  # slip: the outside line's rim evidence >= this x the lattice's median
+    slip_rel: float = 3.0  # ... and >= this x that of the lattice's opposite line
     gap_steps: tuple[float, ...] = tuple(0.03 * i for i in range(21))  # middle gap / row pitch tried
     surface_gap_frac: float = 0.12  # surface edges searched from this / pitch beyond the pits' rims
     lattice_inlier_frac: float = 0.08  # RANSAC threshold / pitch for the lattice homography
