@@ -94,12 +94,7 @@ class GridConfig:
     ring_width_px: float = 3.0  # width of the rim ring template (canonical px)
     min_inliers: int = 10  # pits agreeing with the lattice fit needed to trust it
     inlier_frac: float = 0.1  # RANSAC reprojection threshold / pitch
-    edge_gap_frac: float = 0.2  # board edge searched from this / pitch beyond the outer rims
-    edge_strength: float = 0.5  # innermost step at least this x the strongest one
-    edge_band_frac: float = 0.12  # corners: edges searched within this / pitch of the lattice's
-    max_passes: int = 3  # lattice -> corners -> rectify -> lattice passes at most
-    worse_pass_ratio: float = 0.9  # a refinement pass fitting below this x the last is undone
-    settle_frac: float = 0.05  # stop when the corners move less than this / pitch
+    edge_strength: float = 0.5  # surface edge: innermost step at least this x the strongest one
     affine_to_peaks: bool = True  # move the comb lattice onto per-pit rim peaks (affine)
     own_peak_frac: float = 0.06  # a pit keeps its own rim peak within this / pitch of the fit
     occluded_rim_ratio: float = 0.7  # rim radial coherence below this x the median -> occluded
