@@ -329,8 +329,27 @@ def fit_board(
 
 
 def fit_top_face(image: np.ndarray, corners: np.ndarray, aspect: float, cfg: VisionConfig = DEFAULT,
-                 lap: Callable[[str], None] | None = None) -> TopFace:
-    """:func:`fit_board`'s work, as a :class:`TopFace`."""
+                 lap: Callable[[str], None] | None = None, restart: bool = True) -> TopFace:
+    """:func:`fit_board`'s work, as a :class:`TopFace`.
+
+    The comb search that starts the fit may land one column or row off (dark pits,
+    steep views); when the fit is not clearly good (score below
+    ``GridConfig.restart_below``) it is started again with the view stretched
+    by each of ``restart_aspects`` and the best-scoring fit is kept (``restart``).
+    """
+    fit = _fit_once(image, corners, aspect, cfg, lap)
+    if restart:
+        for k in cfg.grid.restart_aspects:
+            if fit.grid.score >= cfg.grid.restart_below:
+                break
+            again = _fit_once(image, corners, aspect * k, cfg, lap)
+            if again.grid.score > fit.grid.score:
+                fit = again
+    return fit
+
+
+def _fit_once(image: np.ndarray, corners: np.ndarray, aspect: float, cfg: VisionConfig,
+              lap: Callable[[str], None] | None) -> TopFace:
     tick = lap or (lambda stage: None)
     gc, rc = cfg.grid, cfg.rectify
     corners = np.asarray(corners, np.float64)
@@ -353,7 +372,8 @@ def fit_top_face(image: np.ndarray, corners: np.ndarray, aspect: float, cfg: Vis
     # how sure: the pits' rim evidence (median, over the view's mean gradient) x the
     # share of pits agreeing with the lattice; about 0 for a lattice on a table
     gx, gy = _gradients(lview)
-    norm = float(cv2.magnitude(gx, gy).mean()) + 1e-6
+    # (a floor: on a flat, noiseless surface any speck would count as strong)
+    norm = max(float(cv2.magnitude(gx, gy).mean()), gc.min_mean_gradient)
     # at the lattice points themselves (a search for each pit's best spot would find
     # some evidence in noise too), against the same circles between the pits
     nominal = _lattice_points(gap) * p + gc.lattice_border * p

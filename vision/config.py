@@ -99,11 +99,14 @@ class GridConfig:
     own_peak_frac: float = 0.06  # a pit keeps its own rim peak within this / pitch of the fit
     occluded_rim_ratio: float = 0.7  # rim radial coherence below this x the median -> occluded
     # top-face lattice refinement (vision/board.py)
+    min_mean_gradient: float = 8.0  # floor of the lattice view's mean Sobel magnitude in the score
+    restart_below: float = 1.2  # a top-face fit scoring below this is started again ...
+    restart_aspects: tuple[float, ...] = (1.15, 0.87)  # ... with the first view's aspect times these
     lattice_pitch_px: float = 40.0  # column pitch in the lattice view (top face, pits on a grid)
     lattice_border: float = 1.6  # pitches of surroundings kept around the outer pit centres
     lattice_passes: int = 3  # peak -> homography refits
     peak_search_frac: float = 0.25  # each pit's rim is searched within +/- this x pitch (first pass)
-    rim_radius_fracs: tuple[float, ...] = tuple(0.22 + 0.02 * i for i in range(15))  # pit radius / pitch
+    rim_radius_fracs: tuple[float, ...] = tuple(0.22 + 0.02 * i for i in range(13))  # pit radius / pitch
     rim_ratio_steps: tuple[float, ...] = (0.88, 0.94, 1.0, 1.06, 1.12)  # pit height / width in the view
     slip_abs: float = 1.0  # slip: the outside line's rim evidence >= this x the lattice's median
     slip_rel: float = 3.0  # ... and >= this x that of the lattice's opposite line
