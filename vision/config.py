@@ -101,7 +101,7 @@ class GridConfig:
     # top-face lattice refinement (vision/board.py)
     min_mean_gradient: float = 8.0  # floor of the lattice view's mean Sobel magnitude in the score
     restart_below: float = 1.2  # a top-face fit scoring below this is started again ...
-    restart_aspects: tuple[float, ...] = (1.15, 0.87)  # ... with the first view's aspect times these
+    restart_aspects: tuple[float, ...] = (1.12, 0.88, 1.25)  # ... with the first view's aspect times these
     lattice_pitch_px: float = 40.0  # column pitch in the lattice view (top face, pits on a grid)
     lattice_border: float = 1.6  # pitches of surroundings kept around the outer pit centres
     lattice_passes: int = 3  # peak -> homography refits
