@@ -274,6 +274,16 @@ def surface_edges(view: np.ndarray, grid: PitGrid, gap: float, cfg: GridConfig =
     return np.array([[left, top], [right, top], [right, bottom], [left, bottom]], np.float64)
 
 
+def _plausible(hlat: np.ndarray, gap: float, cfg: GridConfig) -> bool:
+    """Whether the lattice's pitch in the image varies no more than a camera at
+    45 degrees or more can make it (a degenerate fit folds rows onto one line)."""
+    pts = cv2.perspectiveTransform(_lattice_points(gap).reshape(-1, 1, 2), hlat).reshape(4, 8, 2)
+    dx = np.linalg.norm(np.diff(pts, axis=1), axis=-1).ravel()
+    dy = np.linalg.norm(np.diff(pts, axis=0), axis=-1) / np.array([1.0, 1.0 + gap, 1.0])[:, None]
+    steps = np.concatenate([dx, dy.ravel()])
+    return bool(steps.min() > 0 and steps.max() / steps.min() <= cfg.max_pitch_ratio)
+
+
 def lattice_from_centres(centres: np.ndarray, hmat: np.ndarray) -> tuple[np.ndarray, float]:
     """Lattice homography (lattice coords -> image px) and middle gap from pit
     centres (4, 8, 2) on a view with image -> view matrix ``hmat``."""
@@ -380,7 +390,11 @@ def _fit_once(image: np.ndarray, corners: np.ndarray, aspect: float, cfg: Vision
     mids = nominal.reshape(4, 8, 2)
     between = (0.25 * (mids[:-1, :-1] + mids[1:, :-1] + mids[:-1, 1:] + mids[1:, 1:])).reshape(-1, 2)
     ev = rim_evidence(gx, gy, np.concatenate([nominal, between]), np.array([radius]))[:, 0] / norm
-    score = float(np.median(ev[:32]) - max(np.median(ev[32:]), 0.0)) * inliers / 32
+    # every row but one must show pits (a lattice half on an edge or a line is no board)
+    level = min(float(np.median(ev[:32])), float(np.sort(np.median(ev[:32].reshape(4, 8), axis=1))[1]))
+    score = (level - max(float(np.median(ev[32:])), 0.0)) * inliers / 32
+    if not _plausible(hlat, gap, gc):
+        score = 0.0  # a lattice folded onto an edge or a line is no board
     grid = PitGrid(centres, (p, p), rim, score, radius, radius[1] / radius[0], inliers)
     edges = surface_edges(lview, grid, gap, gc)
     tick("grid")

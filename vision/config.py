@@ -99,6 +99,7 @@ class GridConfig:
     own_peak_frac: float = 0.06  # a pit keeps its own rim peak within this / pitch of the fit
     occluded_rim_ratio: float = 0.7  # rim radial coherence below this x the median -> occluded
     # top-face lattice refinement (vision/board.py)
+    max_pitch_ratio: float = 3.0  # largest / smallest pit spacing in the image for a plausible lattice
     min_mean_gradient: float = 8.0  # floor of the lattice view's mean Sobel magnitude in the score
     restart_below: float = 1.2  # a top-face fit scoring below this is started again ...
     restart_aspects: tuple[float, ...] = (1.12, 0.88, 1.25)  # ... with the first view's aspect times these
