@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from drawn import default_corners, draw_scene
 
-from vision.board import fit_board, rim_evidence
+from vision.board import fit_board, fit_top_face, rim_evidence
 from vision.config import DEFAULT
 from vision.holes import HOLE_CELL, HOLES, START_COUNTS
 from vision.rectify import to_image
@@ -59,3 +59,16 @@ def test_rim_evidence_is_high_on_a_ring_and_low_on_lines() -> None:
     gy = cv2.Sobel(img, cv2.CV_32F, 0, 1, ksize=3)
     ev = rim_evidence(gx, gy, np.array([[60.0, 60.0], [190.0, 60.0]]), np.array([[20.0, 20.0]]))[:, 0]
     assert ev[0] > 10 * max(ev[1], 1.0)
+
+
+def test_a_turned_fit_names_the_same_pits_from_the_other_side() -> None:
+    # South on the other long side: pit [r, c] of the turned fit is pit [3 - r, 7 - c]
+    scene = draw_scene(START_COUNTS, default_corners((960, 540), 10, 0.1, 0.75), size=(960, 540), seed=13)
+    fit = fit_top_face(scene.image, scene.corners, 2.345)
+    turned = fit.turned()
+    a = to_image(fit.grid.centres.reshape(-1, 2), fit.hmat).reshape(4, 8, 2)
+    b = to_image(turned.grid.centres.reshape(-1, 2), turned.hmat).reshape(4, 8, 2)
+    assert np.abs(b - a[::-1, ::-1]).max() < 0.01
+    assert np.allclose(turned.corners, np.roll(fit.corners, 2, axis=0))
+    corners, _, _, _ = fit_board(scene.image, turned.corners, 2.345, prior=fit)
+    assert np.allclose(corners, turned.corners)  # reused, not refitted
