@@ -5,15 +5,14 @@ pit (the pit centred and filling most of it, any side length; see
 docs/vision.md) and returns the most likely count, the distribution over
 counts 0..40 and a confidence.
 
-How: :mod:`vision.features` turns the crop into scale-free features (colour
-statistics, gradient energy, scale-space blob counts over seed sizes from a
-tenth to a third of the pit, histograms, radial profiles); a small multilayer
-perceptron (weights in ``vision/models/counter.npz``, trained by
-``python -m vision.train_counter`` on crops from :mod:`vision.synth_pits`)
-maps them to log-probabilities over the counts. A temperature fitted on
-held-out crops calibrates them, and large counts are further blurred by a
-relative spread (``widen``) because heaped seeds hide each other: a heap of 25
-must give a wide distribution, not a confident wrong answer.
+How: a small convolutional network (:mod:`vision.cnn`, numpy inference,
+weights in ``vision/models/counter_cnn.npz``, trained by ``python -m
+vision.train_cnn`` on procedural crops from :mod:`vision.synth_pits` and pits
+cut from photoreal renders) maps the crop, resized to 64 px and standardised,
+to probabilities over the counts at a fitted temperature. It was trained on
+soft targets that widen with the count, because heaped seeds hide each other.
+The feature MLP (``CounterModel``, ``vision/models/counter.npz``) it replaced
+is kept for :mod:`vision.train_counter` comparisons.
 
 A :class:`SeedLook` learned at calibration from the start position (known
 counts 6, 2, 2, 0) adds the seed and floor colours, the seed size and the
@@ -32,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.cnn import load_net
 from vision.features import (
     N_LOOK,
     PIT_MASK_T,
@@ -343,17 +343,19 @@ def _result(p: np.ndarray, seeds: float | None = None) -> PitCount:
 
 def count_pit(crop_bgr: np.ndarray, look: SeedLook | None = None) -> PitCount:
     """Count the seeds in one square pit crop (BGR uint8); see the module doc."""
-    x, seeds = _inputs(crop_bgr, look)
-    return _result(load_model().distribution(x)[0], seeds)
+    return count_pits([crop_bgr], look)[0]
 
 
 def count_pits(crops: Sequence[np.ndarray], look: SeedLook | None = None) -> list[PitCount]:
     """:func:`count_pit` for many crops with one network pass."""
     if not crops:
         return []
-    rows = [_inputs(c, look) for c in crops]
-    probs = load_model().distribution(np.stack([x for x, _ in rows]))
-    return [_result(p, seeds) for p, (_, seeds) in zip(probs, rows, strict=True)]
+    squares = [_square(_check_crop(c)) for c in crops]
+    probs = load_net().probabilities(squares)
+    if look is None or look.empty is None:
+        return [_result(p) for p in probs]
+    seeds = [look.changed_seeds(prepare(c)) for c in squares]
+    return [_result(p, s) for p, s in zip(probs, seeds, strict=True)]
 
 
 def interval(probabilities: np.ndarray, mass: float = 0.9) -> tuple[int, int]:

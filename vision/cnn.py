@@ -1,0 +1,99 @@
+"""The pit counter's small convolutional network, run with numpy only.
+
+Weights (``vision/models/counter_cnn.npz``) are trained by
+``python -m vision.train_cnn fit`` (PyTorch, training only) and stored with the
+batch norms folded into the convolutions, as a list of operations: ``convK``
+(3x3, padding 1, then ReLU), ``pool`` (2x2 max), ``gap`` (global average),
+``fcK`` (dense) and ``relu``. Input: the crop resized to ``INPUT`` x ``INPUT``
+BGR, standardised by its own mean and spread (so exposure does not matter).
+Output: logits over the counts 0..40; :func:`calibrated` turns them into
+probabilities at the fitted temperature.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+INPUT = 64
+N_COUNTS = 41
+MODEL_PATH = Path(__file__).with_name("models") / "counter_cnn.npz"
+
+
+def preprocess(crop64: np.ndarray) -> np.ndarray:
+    """HWC float32 input from an INPUT x INPUT BGR uint8 crop (zero mean, unit spread)."""
+    x = crop64.astype(np.float32) * (1.0 / 255.0)
+    return (x - x.mean()) / (x.std() + 0.02)
+
+
+def resize_input(crop: np.ndarray) -> np.ndarray:
+    """A square BGR crop resized to the network's input size."""
+    h, w = crop.shape[:2]
+    interp = cv2.INTER_AREA if min(h, w) > INPUT else cv2.INTER_LINEAR
+    return cv2.resize(crop, (INPUT, INPUT), interpolation=interp)
+
+
+def calibrated(logits: np.ndarray, temperature: float) -> np.ndarray:
+    """Softmax of ``logits / temperature`` over the last axis."""
+    z = np.asarray(logits, np.float64) / temperature
+    z = z - z.max(axis=-1, keepdims=True)
+    p = np.exp(z)
+    return p / p.sum(axis=-1, keepdims=True)
+
+
+def _conv3(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """3x3 convolution, padding 1, NHWC input; ``w`` is (out, in, 3, 3)."""
+    n, h, wd, c = x.shape
+    xp = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    cols = np.lib.stride_tricks.sliding_window_view(xp, (3, 3), axis=(1, 2))  # n,h,w,c,3,3
+    cols = cols.reshape(n * h * wd, c * 9)
+    out = cols @ w.reshape(w.shape[0], -1).T + b
+    return out.reshape(n, h, wd, w.shape[0])
+
+
+class CountNet:
+    """The exported network; :meth:`logits` takes a batch of preprocessed inputs (N, H, W, 3)."""
+
+    def __init__(self, path: Path = MODEL_PATH) -> None:
+        try:
+            data = np.load(path)
+        except OSError as exc:
+            raise RuntimeError(f"counter model {path} missing: run python -m vision.train_cnn fit"
+                               ) from exc
+        self.ops = [str(o) for o in data["ops"]]
+        self.params = {k: data[k].astype(np.float32) for k in data.files
+                       if k.endswith("_w") or k.endswith("_b")}
+        self.temperature = float(data["temperature"])
+        if int(data["input"]) != INPUT:
+            raise RuntimeError(f"counter model {path} expects {int(data['input'])} px input")
+
+    def logits(self, x: np.ndarray) -> np.ndarray:
+        h = np.ascontiguousarray(x, np.float32)
+        for op in self.ops:
+            if op.startswith("conv"):
+                h = np.maximum(_conv3(h, self.params[op + "_w"], self.params[op + "_b"]), 0.0)
+            elif op == "pool":
+                n, hh, ww, c = h.shape
+                h = h.reshape(n, hh // 2, 2, ww // 2, 2, c).max(axis=(2, 4))
+            elif op == "gap":
+                h = h.mean(axis=(1, 2))
+            elif op.startswith("fc"):
+                h = h @ self.params[op + "_w"] + self.params[op + "_b"]
+            elif op == "relu":
+                h = np.maximum(h, 0.0)
+            else:
+                raise RuntimeError(f"counter model: unknown operation {op!r}")
+        return h
+
+    def probabilities(self, crops: list[np.ndarray]) -> np.ndarray:
+        """Calibrated distributions (rows over 0..40) for square BGR uint8 crops."""
+        x = np.stack([preprocess(resize_input(c)) for c in crops])
+        return calibrated(self.logits(x), self.temperature)
+
+
+@functools.lru_cache(maxsize=2)
+def load_net(path: Path = MODEL_PATH) -> CountNet:
+    return CountNet(path)

@@ -1,0 +1,319 @@
+"""Train the pit counter's convolutional network (:mod:`vision.cnn`) on the CPU.
+
+Subcommands::
+
+    python -m vision.train_cnn gen PROC.npz --n 20000 --seed 1        # procedural crops
+    python -m vision.train_cnn photo PHOTO.npz DIR [DIR ...] [--every K]  # cut photoreal pits
+    python -m vision.train_cnn fit --data PROC.npz PHOTO.npz --val VAL.npz --out MODEL.npz
+
+``gen`` draws crops with :mod:`vision.synth_pits` (a new random style every 4
+crops, so the network cannot learn one board). ``photo`` cuts every pit of the
+labelled renders in the folders exactly as the board pipeline does (96 px,
+pit diameter 0.85 of the side, :mod:`vision.count_data`), skipping pits marked
+occluded; ``--every K`` keeps one image in K (game frames are near copies of
+each other). ``fit`` needs PyTorch (``pip install torch``: training only; the
+product runs the exported weights with numpy, :mod:`vision.cnn`). It trains
+with random scale/shift/rotation/flip and colour augmentation (the pipeline's
+grid is a few pixels off and real crops are framed by hand), a soft ordinal
+target (a Gaussian around the true count, wider for heaps: hidden seeds make
+the exact count unknowable), keeps the epoch with the best held-out loss,
+fits a temperature on the held-out set, and writes the folded weights.
+Crops are stored as 96 x 96 BGR uint8.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.cnn import INPUT, N_COUNTS, calibrated, preprocess
+from vision.synth_pits import random_style, render_pit
+
+STORE = 96  # stored crop side
+
+
+def sample_count(rng: np.random.Generator) -> int:
+    """Training count prior: many small counts (the 0-8 target), heaps up to 40."""
+    u = rng.random()
+    if u < 0.12:
+        return 0
+    if u < 0.6:
+        return int(rng.integers(1, 9))
+    if u < 0.8:
+        return int(rng.integers(9, 17))
+    return int(rng.integers(17, 41))
+
+
+def _store(crop: np.ndarray) -> np.ndarray:
+    h, w = crop.shape[:2]
+    interp = cv2.INTER_AREA if min(h, w) > STORE else cv2.INTER_LINEAR
+    return cv2.resize(crop, (STORE, STORE), interpolation=interp)
+
+
+def generate(n: int, seed: int, per_style: int = 4) -> dict[str, np.ndarray]:
+    """``n`` procedural crops with their counts and style ids."""
+    rng = np.random.default_rng(seed)
+    crops, ys, sid = [], [], []
+    t0 = time.time()
+    style = None
+    for i in range(n):
+        if i % per_style == 0:
+            style = random_style(rng)
+        c = sample_count(rng)
+        crops.append(_store(render_pit(style, c, rng)))  # type: ignore[arg-type]
+        ys.append(c)
+        sid.append(seed * 1_000_000 + i // per_style)
+        if i % 2000 == 0:
+            print(f"gen {i}/{n} {time.time() - t0:.0f}s", file=sys.stderr, flush=True)
+    return {"crops": np.stack(crops), "y": np.asarray(ys, np.int16),
+            "style": np.asarray(sid, np.int64)}
+
+
+def photo(folders: list[Path], every: int = 1) -> dict[str, np.ndarray]:
+    """Every visible pit of the labelled renders in ``folders`` (one image in ``every``)."""
+    from vision.count_data import image_number, image_pits, labelled_images
+
+    crops, ys, sid = [], [], []
+    for fi, folder in enumerate(folders):
+        for k, (lp, img, label) in enumerate(labelled_images(folder)):
+            if k % every:
+                continue
+            _, cs, counts = image_pits(img, label)
+            crops += [_store(c) for c in cs]
+            ys += counts
+            sid += [-(fi + 1) * 100_000 - image_number(lp)] * len(cs)
+    return {"crops": np.stack(crops), "y": np.asarray(ys, np.int16),
+            "style": np.asarray(sid, np.int64)}
+
+
+# ---------------------------------------------------------------- augmentation
+
+
+def augment(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A randomly framed, rotated, recoloured INPUT x INPUT version of a stored crop."""
+    scale = INPUT / STORE * math.exp(rng.uniform(-0.17, 0.17))
+    ang = rng.uniform(0, 360)
+    shift = rng.normal(0, 0.045 * INPUT, 2).clip(-0.1 * INPUT, 0.1 * INPUT)
+    m = cv2.getRotationMatrix2D((STORE / 2, STORE / 2), ang, scale)
+    m[:, 2] += INPUT / 2 - STORE / 2 + shift
+    out = cv2.warpAffine(crop, m, (INPUT, INPUT), flags=cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_REFLECT)
+    if rng.random() < 0.5:
+        out = out[:, ::-1]
+    x = out.astype(np.float32)
+    x *= rng.uniform(0.6, 1.4) * rng.uniform(0.85, 1.15, 3).astype(np.float32)  # exposure, tint
+    x = (x - x.mean()) * rng.uniform(0.75, 1.25) + x.mean()  # contrast
+    if rng.random() < 0.3:
+        x = cv2.GaussianBlur(x, (0, 0), rng.uniform(0.4, 1.2))
+    if rng.random() < 0.3:
+        x += rng.normal(0, rng.uniform(2, 8), x.shape).astype(np.float32)
+    if rng.random() < 0.1:
+        x = np.repeat(x.mean(axis=2, keepdims=True), 3, axis=2)
+    return np.clip(x, 0, 255).astype(np.uint8)
+
+
+def centre(crop: np.ndarray) -> np.ndarray:
+    """The unaugmented INPUT x INPUT view of a stored crop (what inference sees)."""
+    return cv2.resize(crop, (INPUT, INPUT), interpolation=cv2.INTER_AREA)
+
+
+def soft_targets(y: np.ndarray) -> np.ndarray:
+    """Gaussian targets over 0..40 around each count, sd 0.25 + 0.06 n (heaps hide seeds)."""
+    n = np.arange(N_COUNTS, dtype=np.float32)
+    sd = 0.25 + 0.06 * y.astype(np.float32)
+    t = np.exp(-0.5 * ((n[None, :] - y[:, None]) / sd[:, None]) ** 2)
+    return t / t.sum(axis=1, keepdims=True)
+
+
+# ---------------------------------------------------------------- training
+
+
+def _net(width: int):
+    import torch.nn as nn
+
+    w = width
+
+    def block(cin: int, cout: int) -> list:
+        return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU()]
+
+    return nn.Sequential(
+        *block(3, w), nn.MaxPool2d(2),
+        *block(w, 2 * w), nn.MaxPool2d(2),
+        *block(2 * w, 4 * w), nn.MaxPool2d(2),
+        *block(4 * w, 4 * w),
+        *block(4 * w, 4 * w),
+        nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+        nn.Linear(4 * w, 4 * w), nn.ReLU(),
+        nn.Linear(4 * w, N_COUNTS),
+    )
+
+
+def export(net, temperature: float, out: Path, meta: dict) -> None:
+    """Fold batch norms into the convolutions and write numpy weights."""
+    import torch.nn as nn
+
+    arrays: dict[str, np.ndarray] = {}
+    layers = list(net)
+    k = 0
+    i = 0
+    ops = []
+    while i < len(layers):
+        layer = layers[i]
+        if isinstance(layer, nn.Conv2d):
+            bn = layers[i + 1]
+            w = layer.weight.detach().numpy().astype(np.float64)
+            g = (bn.weight / (bn.running_var + bn.eps).sqrt()).detach().numpy().astype(np.float64)
+            b = (bn.bias.detach().numpy() - bn.running_mean.detach().numpy() * g)
+            arrays[f"conv{k}_w"] = (w * g[:, None, None, None]).astype(np.float32)
+            arrays[f"conv{k}_b"] = b.astype(np.float32)
+            ops.append(f"conv{k}")
+            k += 1
+            i += 3  # conv, bn, relu
+            continue
+        if isinstance(layer, nn.MaxPool2d):
+            ops.append("pool")
+        elif isinstance(layer, nn.Linear):
+            arrays[f"fc{k}_w"] = layer.weight.detach().numpy().T.astype(np.float32)
+            arrays[f"fc{k}_b"] = layer.bias.detach().numpy().astype(np.float32)
+            ops.append(f"fc{k}")
+            k += 1
+        elif isinstance(layer, nn.ReLU):
+            ops.append("relu")
+        elif isinstance(layer, nn.AdaptiveAvgPool2d):
+            ops.append("gap")
+        i += 1
+    np.savez_compressed(out, ops=np.array(ops), temperature=np.float32(temperature),
+                        input=np.int32(INPUT), meta=np.array(repr(meta)), **arrays)
+
+
+def fit(data: list[Path], val: list[Path], out: Path, epochs: int, width: int, seed: int,
+        photo_weight: float, threads: int, steps: int = 200, balance: float = 0.0, batch: int = 128) -> None:
+    import torch
+    import torch.nn.functional as F
+
+    torch.set_num_threads(threads)
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    parts = [dict(np.load(p)) for p in data]
+    crops = np.concatenate([p["crops"] for p in parts])
+    y = np.concatenate([p["y"] for p in parts]).astype(np.int64)
+    style = np.concatenate([p["style"] for p in parts])
+    weight = np.ones(len(y))
+    for src, mass in ((style < 0, photo_weight), (style >= 0, 1.0)):
+        if not src.any():
+            continue
+        # Flatten each source's count prior (``balance`` 0: none, 1: uniform over counts up
+        # to 20+), so that the output acts more like a likelihood than a prior.
+        freq = np.bincount(np.minimum(y[src], 20), minlength=21).astype(np.float64)
+        w = 1.0 / np.maximum(freq[np.minimum(y[src], 20)], 1.0) ** balance
+        weight[src] = w * mass * src.sum() / w.sum()
+    weight /= weight.sum()
+    vparts = [dict(np.load(p)) for p in val]
+    vx = np.stack([preprocess(centre(c)) for p in vparts for c in p["crops"]])
+    vy = np.concatenate([p["y"] for p in vparts]).astype(np.int64)
+    vx_t = torch.from_numpy(vx).permute(0, 3, 1, 2).contiguous()
+    print(f"train {len(y)} crops ({np.count_nonzero(style < 0)} photoreal), val {len(vy)}",
+          file=sys.stderr, flush=True)
+    net = _net(width).to(memory_format=torch.channels_last)
+    steps_per_epoch = steps
+    opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=epochs * steps_per_epoch,
+                                                pct_start=0.15)
+    best, best_state = float("inf"), None
+    t0 = time.time()
+    for ep in range(epochs):
+        net.train()
+        tot = 0.0
+        for _ in range(steps_per_epoch):
+            idx = rng.choice(len(y), batch, p=weight)
+            xb = torch.from_numpy(np.stack([preprocess(augment(crops[j], rng)) for j in idx])
+                                 ).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
+            tb = torch.from_numpy(soft_targets(y[idx]))
+            loss = -(tb * F.log_softmax(net(xb), dim=1)).sum(dim=1).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            tot += float(loss.detach())
+        net.eval()
+        with torch.no_grad():
+            vl = torch.cat([net(vx_t[i:i + 512]) for i in range(0, len(vy), 512)])
+        vloss = float(F.cross_entropy(vl, torch.from_numpy(vy)))
+        pred = vl.argmax(1).numpy()
+        small = vy <= 8
+        acc08 = float((pred[small] == vy[small]).mean())
+        print(f"epoch {ep + 1}/{epochs} train {tot / steps_per_epoch:.3f} val {vloss:.3f} "
+              f"exact0-8 {acc08:.3f} all {float((pred == vy).mean()):.3f} {time.time() - t0:.0f}s",
+              file=sys.stderr, flush=True)
+        if vloss < best:
+            best = vloss
+            best_state = {k: v.clone() for k, v in net.state_dict().items()}
+    assert best_state is not None
+    net.load_state_dict(best_state)
+    net.eval()
+    with torch.no_grad():
+        logits = torch.cat([net(vx_t[i:i + 512]) for i in range(0, len(vy), 512)]).numpy()
+    temp = fit_temperature(logits, vy)
+    print(f"temperature {temp:.3f}", file=sys.stderr)
+    export(net, temp, out, {"data": [str(p) for p in data], "val": [str(p) for p in val],
+                            "epochs": epochs, "width": width, "seed": seed,
+                            "photo_weight": photo_weight, "balance": balance,
+                            "best_val": best})
+    print(f"wrote {out}", file=sys.stderr)
+
+
+def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
+    """The softmax temperature minimising held-out negative log-likelihood (grid search)."""
+    best_t, best_nll = 1.0, float("inf")
+    for t in np.exp(np.linspace(np.log(0.5), np.log(4.0), 41)):
+        p = calibrated(logits, float(t))
+        nll = float(-np.log(p[np.arange(len(y)), y] + 1e-12).mean())
+        if nll < best_nll:
+            best_t, best_nll = float(t), nll
+    return best_t
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    g = sub.add_parser("gen", help="procedural crops")
+    g.add_argument("out", type=Path)
+    g.add_argument("--n", type=int, default=20000)
+    g.add_argument("--seed", type=int, default=1)
+    p = sub.add_parser("photo", help="pits of labelled renders")
+    p.add_argument("out", type=Path)
+    p.add_argument("folders", type=Path, nargs="+")
+    p.add_argument("--every", type=int, default=1)
+    f = sub.add_parser("fit", help="train and export (needs torch)")
+    f.add_argument("--data", type=Path, nargs="+", required=True)
+    f.add_argument("--val", type=Path, nargs="+", required=True)
+    f.add_argument("--out", type=Path, required=True)
+    f.add_argument("--epochs", type=int, default=12)
+    f.add_argument("--width", type=int, default=16)
+    f.add_argument("--seed", type=int, default=0)
+    f.add_argument("--photo-weight", type=float, default=3.0)
+    f.add_argument("--threads", type=int, default=1)
+    f.add_argument("--balance", type=float, default=0.0,
+                   help="flatten the count prior: sample weight ~ frequency ** -BALANCE")
+    f.add_argument("--steps", type=int, default=200, help="batches of 128 per epoch")
+    args = ap.parse_args(argv)
+    if args.cmd == "gen":
+        np.savez(args.out, **generate(args.n, args.seed))
+    elif args.cmd == "photo":
+        d = photo(args.folders, args.every)
+        np.savez(args.out, **d)
+        print(f"wrote {args.out}: {len(d['y'])} pits", file=sys.stderr)
+    else:
+        fit(args.data, args.val, args.out, args.epochs, args.width, args.seed, args.photo_weight,
+            args.threads, args.steps, args.balance)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
