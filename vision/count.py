@@ -11,8 +11,8 @@ vision.train_cnn`` on procedural crops from :mod:`vision.synth_pits` and pits
 cut from photoreal renders) maps the crop, resized to 64 px and standardised,
 to probabilities over the counts at a fitted temperature. It was trained on
 soft targets that widen with the count, because heaped seeds hide each other.
-The feature MLP (``CounterModel``, ``vision/models/counter.npz``) it replaced
-is kept for :mod:`vision.train_counter` comparisons.
+The feature MLP it replaced is no longer run; :mod:`vision.train_counter`
+still uses :func:`calibrate` and :func:`normalise` from here.
 
 A :class:`SeedLook` learned at calibration from the start position (known
 counts 6, 2, 2, 0) adds the seed and floor colours, the seed size and the
@@ -24,7 +24,6 @@ Inference is numpy and OpenCV only.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,7 +36,6 @@ from vision.features import (
     PIT_MASK_T,
     SIZE,
     TEMPLATE,
-    base_features,
     look_features,
     prepare,
     small_lab,
@@ -198,38 +196,6 @@ def _diff(small: np.ndarray, template: np.ndarray) -> np.ndarray:
     return np.sqrt(((s - t) ** 2).sum(axis=1))
 
 
-class CounterModel:
-    """The trained MLP and its calibration, loaded from an .npz file."""
-
-    def __init__(self, path: Path = MODEL_PATH) -> None:
-        try:
-            data = np.load(path)
-        except OSError as exc:
-            raise RuntimeError(f"counter model {path} missing: run python -m vision.train_counter") from exc
-        self.mean = data["mean"].astype(np.float32)
-        self.std = data["std"].astype(np.float32)
-        n_layers = int(data["n_layers"])
-        self.weights = [(data[f"W{i}"].astype(np.float32), data[f"b{i}"].astype(np.float32))
-                        for i in range(n_layers)]
-        self.temperature = float(data["temperature"])
-        self.widen = float(data["widen"])
-        self.widen_from = float(data["widen_from"])
-        self.widen_up = float(data["widen_up"]) if "widen_up" in data else self.widen
-
-    def logits(self, x: np.ndarray) -> np.ndarray:
-        h = normalise(x, self.mean, self.std)
-        for i, (w, b) in enumerate(self.weights):
-            h = h @ w + b
-            if i < len(self.weights) - 1:
-                h = np.maximum(h, 0.0)
-        return h
-
-    def distribution(self, x: np.ndarray) -> np.ndarray:
-        """Calibrated probabilities (rows sum to 1) for feature rows ``x``."""
-        return calibrate(self.logits(np.atleast_2d(x)), self.temperature, self.widen,
-                         self.widen_from, self.widen_up)
-
-
 def normalise(x: np.ndarray, mean: np.ndarray, std: np.ndarray) -> np.ndarray:
     """Standardise feature rows; the look block is all zeros in rows without a look."""
     h = np.clip((x - mean) / std, -Z_CLIP, Z_CLIP)  # crops unlike any training crop
@@ -267,11 +233,6 @@ def calibrate(logits: np.ndarray, temperature: float, widen: float, widen_from: 
     return out / out.sum(axis=1, keepdims=True)
 
 
-@functools.lru_cache(maxsize=2)
-def load_model(path: Path = MODEL_PATH) -> CounterModel:
-    return CounterModel(path)
-
-
 def _check_crop(crop: object) -> np.ndarray:
     from vision.io import check_image
 
@@ -295,18 +256,6 @@ def _square(img: np.ndarray) -> np.ndarray:
     n = min(h, w)
     y0, x0 = (h - n) // 2, (w - n) // 2
     return img[y0:y0 + n, x0:x0 + n]
-
-
-def crop_features(crop_bgr: np.ndarray, look: SeedLook | None = None) -> np.ndarray:
-    """The model's input row for one crop: base features then look features (zeros without look)."""
-    return _inputs(crop_bgr, look)[0]
-
-
-def _inputs(crop_bgr: np.ndarray, look: SeedLook | None) -> tuple[np.ndarray, float | None]:
-    lab = prepare(_square(_check_crop(crop_bgr)))
-    if look is None:
-        return np.concatenate([base_features(lab), np.zeros(N_LOOK, np.float32)]), None
-    return np.concatenate([base_features(lab), look.features(lab)]), look.changed_seeds(lab)
 
 
 # Changed-area evidence with a calibrated empty pit: the area differing from the

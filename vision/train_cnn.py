@@ -32,7 +32,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.cnn import INPUT, N_COUNTS, calibrated, preprocess
+from vision.cnn import INPUT, N_COUNTS, calibrated, preprocess, resize_input
 from vision.synth_pits import random_style, render_pit
 
 STORE = 96  # stored crop side
@@ -101,7 +101,7 @@ def augment(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     ang = rng.uniform(0, 360)
     shift = rng.normal(0, 0.045 * INPUT, 2).clip(-0.1 * INPUT, 0.1 * INPUT)
     m = cv2.getRotationMatrix2D((STORE / 2, STORE / 2), ang, scale)
-    m[:, 2] += INPUT / 2 - STORE / 2 + shift
+    m[:, 2] = m[:, 2] + (INPUT / 2 - STORE / 2 + shift)
     out = cv2.warpAffine(crop, m, (INPUT, INPUT), flags=cv2.INTER_LINEAR,
                          borderMode=cv2.BORDER_REFLECT)
     if rng.random() < 0.5:
@@ -120,7 +120,7 @@ def augment(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 def centre(crop: np.ndarray) -> np.ndarray:
     """The unaugmented INPUT x INPUT view of a stored crop (what inference sees)."""
-    return cv2.resize(crop, (INPUT, INPUT), interpolation=cv2.INTER_AREA)
+    return resize_input(crop)
 
 
 def soft_targets(y: np.ndarray) -> np.ndarray:
@@ -189,7 +189,7 @@ def export(net, temperature: float, out: Path, meta: dict) -> None:
             ops.append("gap")
         i += 1
     np.savez_compressed(out, ops=np.array(ops), temperature=np.float32(temperature),
-                        input=np.int32(INPUT), meta=np.array(repr(meta)), **arrays)
+                        input=np.int32(INPUT), meta=np.array(repr(meta)), **arrays)  # type: ignore[arg-type]
 
 
 def fit(data: list[Path], val: list[Path], out: Path, epochs: int, width: int, seed: int,
@@ -304,10 +304,10 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--steps", type=int, default=200, help="batches of 128 per epoch")
     args = ap.parse_args(argv)
     if args.cmd == "gen":
-        np.savez(args.out, **generate(args.n, args.seed))
+        np.savez(args.out, **generate(args.n, args.seed))  # type: ignore[arg-type]
     elif args.cmd == "photo":
         d = photo(args.folders, args.every)
-        np.savez(args.out, **d)
+        np.savez(args.out, **d)  # type: ignore[arg-type]
         print(f"wrote {args.out}: {len(d['y'])} pits", file=sys.stderr)
     else:
         fit(args.data, args.val, args.out, args.epochs, args.width, args.seed, args.photo_weight,
