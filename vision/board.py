@@ -40,12 +40,16 @@ from vision.locate import edge_magnitude, refine_sides
 from vision.rectify import canonical_size, rectify, to_image
 
 
-def rim_evidence(gx: np.ndarray, gy: np.ndarray, centres: np.ndarray, radii: np.ndarray) -> np.ndarray:
+def rim_evidence(gx: np.ndarray, gy: np.ndarray, centres: np.ndarray, radii: np.ndarray,
+                 sectors: int = 0) -> np.ndarray:
     """Per centre and ellipse: mean (|radial| - |tangential|) gradient on the ellipse.
 
     ``gx, gy``: the view's gradients; ``centres`` (N, 2); ``radii`` (E, 2) as
     (rx, ry). Pit rims are closed curves of radial gradient (high); wood grain,
     tiles and lines have no preferred direction around a point (about 0).
+    ``sectors`` > 0: the median over that many equal arcs of each arc's mean
+    instead of the plain mean, so the rim must show most of the way round (a
+    straight edge touching the ellipse lights up only one or two arcs).
     Returns (N, E).
     """
     ang = np.linspace(0, 2 * np.pi, 32, endpoint=False)
@@ -67,6 +71,8 @@ def rim_evidence(gx: np.ndarray, gy: np.ndarray, centres: np.ndarray, radii: np.
     nx, ny = (nx / nn).astype(np.float32), (ny / nn).astype(np.float32)
     rad = np.abs(sx * nx[None] + sy * ny[None])
     tan = np.abs(-sx * ny[None] + sy * nx[None])
+    if sectors > 0:
+        return np.median((rad - tan).reshape(n, e, sectors, -1).mean(axis=3), axis=2)
     return (rad - tan).mean(axis=2)
 
 
@@ -389,7 +395,9 @@ def _fit_once(image: np.ndarray, corners: np.ndarray, aspect: float, cfg: Vision
     nominal = _lattice_points(gap) * p + gc.lattice_border * p
     mids = nominal.reshape(4, 8, 2)
     between = (0.25 * (mids[:-1, :-1] + mids[1:, :-1] + mids[:-1, 1:] + mids[1:, 1:])).reshape(-1, 2)
-    ev = rim_evidence(gx, gy, np.concatenate([nominal, between]), np.array([radius]))[:, 0] / norm
+    # (median over 8 arcs: a straight edge tangent to a row of circles is no row of pits)
+    ev = rim_evidence(gx, gy, np.concatenate([nominal, between]), np.array([radius]),
+                      sectors=8)[:, 0] / norm
     # every row but one must show pits (a lattice half on an edge or a line is no board)
     level = min(float(np.median(ev[:32])), float(np.sort(np.median(ev[:32].reshape(4, 8), axis=1))[1]))
     score = (level - max(float(np.median(ev[32:])), 0.0)) * inliers / 32
