@@ -3,7 +3,7 @@
 Usage::
 
     python benchmarks/vision_eval.py DIR [--split all|odd|even] [--name TAG]
-        [--calibration PROFILE] [--use-reserves] [--limit N]
+        [--calibration PROFILE] [--use-reserves] [--limit N] [--out DIR]
 
 Each ``NAME.jpg`` in DIR has ``NAME.json`` beside it (docs/ARCHITECTURE.md,
 "Labelled images"); South's side is taken from the label. ``--split odd``
@@ -71,6 +71,17 @@ def pct(values: list[float], q: float) -> float:
     return float(np.percentile(values, q)) if values else float("nan")
 
 
+def _is_image_label(path: Path) -> bool:
+    """Whether ``path`` is an image's label (a JSON object naming an image file beside
+    it); a game's ``game.json`` or other JSON in the folder is skipped."""
+    try:
+        label = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return False
+    name = label.get("image") if isinstance(label, dict) else None
+    return isinstance(name, str) and bool(name) and (path.parent / name).is_file()
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("dir")
@@ -79,6 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--calibration", metavar="PROFILE")
     ap.add_argument("--use-reserves", action="store_true")
     ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results",
+                    help="folder for the result files (default benchmarks/results)")
     ap.add_argument("--min-name", default="", help="only images whose file name sorts at or after this "
                     "(e.g. the renders made after the last tuning)")
     ap.add_argument("--geometry-only", action="store_true",
@@ -88,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
 
     folder = Path(args.dir)
     labels = sorted(folder.glob("*.json"))
-    labels = [p for p in labels if (folder / json.loads(p.read_text()).get("image", "")).exists()]
+    labels = [p for p in labels if _is_image_label(p)]
     if args.min_name:
         labels = [p for p in labels if p.name >= args.min_name]
     if args.split != "all":
@@ -202,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
         "cpu_ms_per_image": {"median": round(pct(cpu_ms, 50), 1), "p95": round(pct(cpu_ms, 95), 1)},
         "machine": f"{os.cpu_count()} cpu, OMP/cv2 threads 1, load average {os.getloadavg()[0]:.1f}",
     }
-    out = ROOT / "benchmarks" / "results"
+    out = args.out
     out.mkdir(parents=True, exist_ok=True)
     (out / f"vision_eval_{tag}.json").write_text(json.dumps(summary, indent=1) + "\n")
     keys = sorted({k for r in rows for k in r}, key=lambda k: (k != "image", k))
