@@ -144,3 +144,16 @@ def test_hand_hides_the_pit_it_reaches_for_from_above() -> None:
     hidden = occluded_pits(cam, GEOM, [c for _n, c in hand_capsules(GEOM, hand)])
     assert "A4" in hidden  # fingertips are right above it
     assert "b8" not in hidden and "b1" not in hidden  # far corner pits stay visible
+
+
+def test_heaped_counts_hold_the_heaps_and_all_64_seeds() -> None:
+    from vision.synth.params import sample_counts
+
+    for heaps in (1, 2, 3):
+        for seed in range(50):
+            req = sample_counts(np.random.default_rng(seed), heaps)
+            counts = list(req["counts"].values())
+            assert sum(counts) == 64 and req["reserves"] == {"south": 0, "north": 0}
+            assert sum(c >= 16 for c in counts) >= heaps
+    with pytest.raises(ValueError, match="at most 3 heaps"):
+        sample_counts(np.random.default_rng(0), 4)

@@ -74,16 +74,18 @@ def label_for_frame(
 
 def render_single(index: int, seed: int, out_dir: Path, samples: int = DEFAULT_SAMPLES,
                   threads: int = 0, name: str | None = None,
-                  scale: int | None = None) -> dict[str, Any]:
+                  scale: int | None = None, heaps: int = 0) -> dict[str, Any]:
     """Render image ``index`` of run ``seed`` into ``out_dir``; returns its label.
 
-    ``scale`` (percent) overrides the parameter set's render resolution."""
+    ``scale`` (percent) overrides the parameter set's render resolution;
+    ``heaps`` > 0 puts that many heaps of 16..30 seeds on the board
+    (:func:`vision.synth.params.sample_counts`)."""
     from vision.synth.blender import render_frame
     from vision.synth.post import finish
 
     rng = np.random.default_rng([seed, index])
     params = sample_params(rng)
-    req = sample_counts(rng)
+    req = sample_counts(rng, heaps)
     if scale is not None:
         params["sensor"]["render_scale"] = int(scale)
     name = name or f"synth_{seed}_{index:04d}"

@@ -176,11 +176,33 @@ def _skin(rng: np.random.Generator) -> np.ndarray:
     return dark + (light - dark) * t
 
 
-def sample_counts(rng: np.random.Generator) -> dict[str, Any]:
+def _heaped_counts(rng: np.random.Generator, heaps: int) -> dict[str, Any]:
+    if heaps > 3:
+        raise ValueError(f"at most 3 heaps of 16+ fit in 64 seeds, asked for {heaps}")
+    counts = dict.fromkeys(HOLES, 0)
+    left = 64
+    for k, name in enumerate(rng.choice(HOLES, size=heaps, replace=False)):
+        room = left - 16 * (heaps - k - 1)  # leave 16 for each heap still to place
+        heap = int(rng.integers(16, min(30, room) + 1))
+        counts[str(name)] = heap
+        left -= heap
+    extra = rng.multinomial(left, rng.dirichlet(np.full(32, rng.uniform(0.15, 1.2))))
+    for name, k in zip(HOLES, extra, strict=True):
+        counts[name] += int(k)
+    return {"counts": counts, "reserves": {"south": 0, "north": 0},
+            "nyumba_owned": {"south": bool(counts["A5"] > 0), "north": bool(counts["a5"] > 0)},
+            "to_move": str(rng.choice(["south", "north"]))}
+
+
+def sample_counts(rng: np.random.Generator, heaps: int = 0) -> dict[str, Any]:
     """Random plausible seed counts: 64 seeds between the pits and two reserves.
 
-    A third of the draws hold a heap of 20..30 seeds in one pit.
+    A third of the draws hold a heap of 20..30 seeds in one pit. ``heaps`` > 0
+    asks for that many heaps of 16..30 seeds instead (all 64 seeds on the board,
+    the rest spread as usual): a test set for big heaps, which games rarely hold.
     """
+    if heaps > 0:
+        return _heaped_counts(rng, heaps)
     mode = rng.random()
     if mode < 0.08:
         counts = dict.fromkeys(HOLES, 0) | {"A5": 6, "A6": 2, "A7": 2, "a5": 6, "a6": 2, "a7": 2}

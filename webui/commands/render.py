@@ -26,6 +26,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--start", type=int, default=0, help="index of the first image (default 0)")
     p.add_argument("--samples", type=int, default=12, help="Cycles samples per pixel (default 12)")
     p.add_argument("--threads", type=int, default=0, help="render threads (0 = all cores)")
+    p.add_argument("--heaps", type=int, default=0, choices=range(0, 4), metavar="{0..3}",
+                   help="heaps of 16..30 seeds on every board (default 0: a third of "
+                        "the boards hold one heap of 20..30)")
     p.add_argument("--scale", type=int, default=None,
                    help="render at this percentage of 1280x720, then scale up (default: "
                         "the parameter set's, 60)")
@@ -91,7 +94,7 @@ def _render(args: argparse.Namespace) -> int:
     progress(0, args.count, started)
     for k in range(args.count):
         label = render_single(args.start + k, args.seed, args.out, samples=args.samples,
-                              threads=args.threads, scale=args.scale)
+                              threads=args.threads, scale=args.scale, heaps=args.heaps)
         progress(k + 1, args.count, started, label["image"])
     return 0
 
