@@ -11,14 +11,11 @@ vision.train_cnn`` on procedural crops from :mod:`vision.synth_pits` and pits
 cut from photoreal renders) maps the crop, resized to 64 px and standardised,
 to probabilities over the counts at a fitted temperature. It was trained on
 soft targets that widen with the count, because heaped seeds hide each other.
-The feature MLP it replaced is no longer run; :mod:`vision.train_counter`
-still uses :func:`calibrate` and :func:`normalise` from here.
 
 A :class:`SeedLook` learned at calibration from the start position (known
-counts 6, 2, 2, 0) adds the seed and floor colours, the seed size and the
-board's mean empty pit, which the same network uses through extra input
-features; the area differing from the empty pit, in seeds, then sharpens the
-distribution (:func:`combine_changed_area`).
+counts 6, 2, 2, 0) holds the seed and floor colours, the seed size and the
+board's mean empty pit; the area of a crop differing from that empty pit, in
+seeds, sharpens the network's distribution (:func:`combine_changed_area`).
 Inference is numpy and OpenCV only.
 """
 
@@ -26,24 +23,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
 from vision.cnn import load_net
-from vision.features import (
-    N_LOOK,
-    PIT_MASK_T,
-    SIZE,
-    TEMPLATE,
-    look_features,
-    prepare,
-    small_lab,
-)
+from vision.features import PIT_MASK_T, SIZE, TEMPLATE, prepare, small_lab
 
 MAX_COUNT = 40
 N_COUNTS = MAX_COUNT + 1
-MODEL_PATH = Path(__file__).with_name("models") / "counter.npz"
 
 
 @dataclass(frozen=True)
@@ -121,10 +108,6 @@ class SeedLook:
             return None  # a heap covers the floor: the area says nothing about the count
         return changed / self.area_per_seed
 
-    def features(self, lab: np.ndarray) -> np.ndarray:
-        return look_features(lab, np.asarray(self.seed_lab, np.float32),
-                             np.asarray(self.floor_lab, np.float32), self.seed_diam_px, self.empty)
-
 
 def _pit_pixels(lab: np.ndarray) -> np.ndarray:
     from vision.features import _M
@@ -196,38 +179,25 @@ def _diff(small: np.ndarray, template: np.ndarray) -> np.ndarray:
     return np.sqrt(((s - t) ** 2).sum(axis=1))
 
 
-def normalise(x: np.ndarray, mean: np.ndarray, std: np.ndarray) -> np.ndarray:
-    """Standardise feature rows; the look block is all zeros in rows without a look."""
-    h = np.clip((x - mean) / std, -Z_CLIP, Z_CLIP)  # crops unlike any training crop
-    h[:, -N_LOOK:] *= (x[:, -N_LOOK] > 0.5)[:, None]
-    return h
-
-
-Z_CLIP = 6.0
-
-
-def calibrate(logits: np.ndarray, temperature: float, widen: float, widen_from: float,
-              widen_up: float | None = None) -> np.ndarray:
-    """Softmax at ``temperature``, then blur each row by a Gaussian of sd ``widen * (mean - widen_from)``
-    towards fewer seeds and ``widen_up * (mean - widen_from)`` towards more (hidden seeds make
-    heaps look smaller than they are)."""
+def widen(p: np.ndarray, widen: float, widen_from: float, widen_up: float | None = None) -> np.ndarray:
+    """Blur each row of ``p`` (distributions over 0..40) by a Gaussian of sd
+    ``widen * (mean - widen_from)`` towards fewer seeds and ``widen_up * (mean -
+    widen_from)`` towards more: seeds hidden in a heap make it look smaller than
+    it is, so a heap's count is less sure than the network says."""
+    p = np.atleast_2d(np.asarray(p, np.float64))
     up = widen if widen_up is None else widen_up
-    z = logits / temperature
-    z = z - z.max(axis=1, keepdims=True)
-    p = np.exp(z)
-    p /= p.sum(axis=1, keepdims=True)
-    if widen <= 0:
+    if widen <= 0 and up <= 0:
         return p
-    counts = np.arange(N_COUNTS, dtype=np.float64)
-    out = np.empty_like(p)
+    counts = np.arange(p.shape[1], dtype=np.float64)
+    step = counts[:, None] - counts[None, :]  # [to, from]
+    out = p.copy()
     for i, row in enumerate(p):
-        mean = float(row @ counts)
-        sd = widen * max(0.0, mean - widen_from)
-        if sd < 0.05:
-            out[i] = row
+        excess = max(0.0, float(row @ counts) - widen_from)
+        sd_dn, sd_up = widen * excess, up * excess
+        if max(sd_dn, sd_up) < 0.05:
             continue
-        step = counts[:, None] - counts[None, :]  # [to, from]
-        k = np.exp(-0.5 * (step / np.where(step > 0, sd * up / widen, sd)) ** 2)
+        sd = np.where(step > 0, max(sd_up, 1e-3), max(sd_dn, 1e-3))
+        k = np.exp(-0.5 * (step / sd) ** 2)
         k /= k.sum(axis=0, keepdims=True)  # column j: where mass at j spreads to
         out[i] = k @ row
     return out / out.sum(axis=1, keepdims=True)
