@@ -254,18 +254,14 @@ def fit(data: list[Path], val: list[Path], out: Path, epochs: int, width: int, s
         if vloss < best:
             best = vloss
             best_state = {k: v.clone() for k, v in net.state_dict().items()}
+            # written at every improvement, so a run stopped early leaves its best model
+            temp = fit_temperature(vl.numpy(), vy)
+            export(net, temp, out, {"data": [str(p) for p in data], "val": [str(p) for p in val],
+                                    "epochs": epochs, "epochs_done": ep + 1, "width": width,
+                                    "seed": seed, "photo_weight": photo_weight, "balance": balance,
+                                    "best_val": best})
+            print(f"wrote {out} (epoch {ep + 1}, temperature {temp:.3f})", file=sys.stderr, flush=True)
     assert best_state is not None
-    net.load_state_dict(best_state)
-    net.eval()
-    with torch.no_grad():
-        logits = torch.cat([net(vx_t[i:i + 512]) for i in range(0, len(vy), 512)]).numpy()
-    temp = fit_temperature(logits, vy)
-    print(f"temperature {temp:.3f}", file=sys.stderr)
-    export(net, temp, out, {"data": [str(p) for p in data], "val": [str(p) for p in val],
-                            "epochs": epochs, "width": width, "seed": seed,
-                            "photo_weight": photo_weight, "balance": balance,
-                            "best_val": best})
-    print(f"wrote {out}", file=sys.stderr)
 
 
 def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
