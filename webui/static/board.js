@@ -102,9 +102,14 @@ const BaoBoard = (() => {
       const [x, y] = pits[hole] || [(c + 0.5) * w / 8, (r + 0.5) * h / 4];
       const conf = reading.confidence[hole];
       const low = reading.low_confidence ? reading.low_confidence.includes(hole) : conf < lowThreshold;
+      // a ring around the pit and the count in a badge at its upper left, so the
+      // seeds themselves stay visible to check the count against
+      const p = Math.min(w / 8, h / 4);
       const g = el("g", { class: "read" + (low ? " low" : ""), "data-hole": hole });
-      g.appendChild(el("circle", { cx: x, cy: y, r: Math.min(w / 8, h / 4) * 0.27 }));
-      g.appendChild(el("text", { x: x, y: y + 6 }, String(reading.counts[hole])));
+      g.appendChild(el("circle", { class: "ring", cx: x, cy: y, r: p * 0.4 }));
+      const bx = x - p * 0.34, by = y - p * 0.3;
+      g.appendChild(el("circle", { class: "badge", cx: bx, cy: by, r: p * 0.15 }));
+      g.appendChild(el("text", { x: bx, y: by + p * 0.07, "font-size": p * 0.2 }, String(reading.counts[hole])));
       g.appendChild(el("title", {}, `${hole}: ${reading.counts[hole]} (confidence ${conf})`));
       svg.appendChild(g);
     }
