@@ -7,7 +7,9 @@ batch norms folded into the convolutions, as a list of operations: ``convK``
 ``fcK`` (dense) and ``relu``. Input: the crop resized to ``INPUT`` x ``INPUT``
 BGR, standardised by its own mean and spread (so exposure does not matter).
 Output: logits over the counts 0..40; :func:`calibrated` turns them into
-probabilities at the fitted temperature.
+probabilities at the fitted temperature, and :func:`widen` blurs the
+distributions of big heaps by the amounts fitted on held-out heaps
+(``python -m vision.train_cnn widen``; stored in the same file).
 """
 
 from __future__ import annotations
@@ -44,6 +46,30 @@ def calibrated(logits: np.ndarray, temperature: float) -> np.ndarray:
     return p / p.sum(axis=-1, keepdims=True)
 
 
+def widen(p: np.ndarray, widen: float, widen_from: float, widen_up: float | None = None) -> np.ndarray:
+    """Blur each row of ``p`` (distributions over 0..40) by a Gaussian of sd
+    ``widen * (mean - widen_from)`` towards fewer seeds and ``widen_up * (mean -
+    widen_from)`` towards more: seeds hidden in a heap make it look smaller than
+    it is, so a heap's count is less sure than the network says."""
+    p = np.atleast_2d(np.asarray(p, np.float64))
+    up = widen if widen_up is None else widen_up
+    if widen <= 0 and up <= 0:
+        return p
+    counts = np.arange(p.shape[1], dtype=np.float64)
+    step = counts[:, None] - counts[None, :]  # [to, from]
+    out = p.copy()
+    for i, row in enumerate(p):
+        excess = max(0.0, float(row @ counts) - widen_from)
+        sd_dn, sd_up = widen * excess, up * excess
+        if max(sd_dn, sd_up) < 0.05:
+            continue
+        sd = np.where(step > 0, max(sd_up, 1e-3), max(sd_dn, 1e-3))
+        k = np.exp(-0.5 * (step / sd) ** 2)
+        k /= k.sum(axis=0, keepdims=True)  # column j: where mass at j spreads to
+        out[i] = k @ row
+    return out / out.sum(axis=1, keepdims=True)
+
+
 def _conv3(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
     """3x3 convolution, padding 1, NHWC input; ``w`` is (out, in, 3, 3)."""
     n, h, wd, c = x.shape
@@ -67,6 +93,9 @@ class CountNet:
         self.params = {k: data[k].astype(np.float32) for k in data.files
                        if k.endswith("_w") or k.endswith("_b")}
         self.temperature = float(data["temperature"])
+        # heap widening (optional in the file): sd per seed above ``widen_from``
+        self.widening = tuple(float(data[k]) if k in data.files else 0.0
+                              for k in ("widen", "widen_from", "widen_up"))
         if int(data["input"]) != INPUT:
             raise RuntimeError(f"counter model {path} expects {int(data['input'])} px input")
 
@@ -91,7 +120,12 @@ class CountNet:
     def probabilities(self, crops: list[np.ndarray]) -> np.ndarray:
         """Calibrated distributions (rows over 0..40) for square BGR uint8 crops."""
         x = np.stack([preprocess(resize_input(c)) for c in crops])
-        return calibrated(self.logits(x), self.temperature)
+        return self.widened(calibrated(self.logits(x), self.temperature))
+
+    def widened(self, p: np.ndarray) -> np.ndarray:
+        """``p`` with this model's heap widening applied (:func:`widen`)."""
+        w, start, up = self.widening
+        return widen(p, w, start, up) if max(w, up) > 0 else p
 
 
 @functools.lru_cache(maxsize=2)

@@ -179,30 +179,6 @@ def _diff(small: np.ndarray, template: np.ndarray) -> np.ndarray:
     return np.sqrt(((s - t) ** 2).sum(axis=1))
 
 
-def widen(p: np.ndarray, widen: float, widen_from: float, widen_up: float | None = None) -> np.ndarray:
-    """Blur each row of ``p`` (distributions over 0..40) by a Gaussian of sd
-    ``widen * (mean - widen_from)`` towards fewer seeds and ``widen_up * (mean -
-    widen_from)`` towards more: seeds hidden in a heap make it look smaller than
-    it is, so a heap's count is less sure than the network says."""
-    p = np.atleast_2d(np.asarray(p, np.float64))
-    up = widen if widen_up is None else widen_up
-    if widen <= 0 and up <= 0:
-        return p
-    counts = np.arange(p.shape[1], dtype=np.float64)
-    step = counts[:, None] - counts[None, :]  # [to, from]
-    out = p.copy()
-    for i, row in enumerate(p):
-        excess = max(0.0, float(row @ counts) - widen_from)
-        sd_dn, sd_up = widen * excess, up * excess
-        if max(sd_dn, sd_up) < 0.05:
-            continue
-        sd = np.where(step > 0, max(sd_up, 1e-3), max(sd_dn, 1e-3))
-        k = np.exp(-0.5 * (step / sd) ** 2)
-        k /= k.sum(axis=0, keepdims=True)  # column j: where mass at j spreads to
-        out[i] = k @ row
-    return out / out.sum(axis=1, keepdims=True)
-
-
 def _check_crop(crop: object) -> np.ndarray:
     from vision.io import check_image
 

@@ -1,0 +1,47 @@
+"""Heap widening of the CNN counter's distributions (vision.cnn.widen, train_cnn.fit_widening)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.cnn import widen
+from vision.count import interval
+from vision.train_cnn import fit_widening
+
+
+def delta(k: int) -> np.ndarray:
+    p = np.zeros(41)
+    p[k] = 1.0
+    return p
+
+
+def test_small_counts_are_left_alone_and_heaps_spread_more_upwards() -> None:
+    p = np.stack([delta(3), delta(20)])
+    q = widen(p, 0.2, 10.0, 0.4)  # sd 2 below 20, 4 above
+    assert np.allclose(q[0], p[0])
+    assert np.allclose(q.sum(axis=1), 1.0)
+    assert q[1, 20] < 0.5 and q[1, 20] == q[1].max()
+    above, below = q[1, 21:].sum(), q[1, :20].sum()
+    assert above > below > 0.05
+    lo, hi = interval(q[1], 0.9)
+    assert lo < 20 < hi and hi - 20 > 20 - lo
+
+
+def test_no_widening_is_the_identity() -> None:
+    p = np.random.default_rng(0).dirichlet(np.ones(41), size=5)
+    assert np.allclose(widen(p, 0.0, 8.0, 0.0), p)
+
+
+def test_fit_covers_underestimated_heaps_without_moving_small_counts() -> None:
+    rng = np.random.default_rng(1)
+    y = np.concatenate([rng.integers(0, 9, 200), rng.integers(16, 30, 40)])
+    # a network sure of small counts, and of heaps 2 to 4 seeds too low
+    p = np.stack([delta(int(t)) if t < 16 else delta(int(t) - int(rng.integers(2, 5))) for t in y])
+    p = 0.97 * p + 0.03 / 41
+    (w, start, up), _ = fit_widening(p, y, target=0.95)
+    assert w > 0 and up >= w
+    q = widen(p, w, start, up)
+    spans = [interval(r, 0.9) for r in q[y >= 16]]
+    covered = np.mean([lo <= t <= hi for (lo, hi), t in zip(spans, y[y >= 16], strict=True)])
+    assert covered >= 0.95
+    assert np.array_equal(q[y < 9].argmax(axis=1), y[y < 9])
