@@ -327,7 +327,7 @@ def set_widening(model: Path, data: list[Path], target: float = 0.95) -> str:
     arrays = dict(np.load(model))
     arrays.update(widen=np.float32(setting[0]), widen_from=np.float32(setting[1]),
                   widen_up=np.float32(setting[2]))
-    np.savez_compressed(model, **arrays)  # type: ignore[arg-type]
+    np.savez_compressed(model, **arrays)
     return line
 
 
