@@ -170,6 +170,39 @@ def _slip(gx: np.ndarray, gy: np.ndarray, gap: float, radius: tuple[float, float
     return pick(col), pick(row)
 
 
+def line_evidence(gx: np.ndarray, gy: np.ndarray, gap: float, radius: tuple[float, float],
+                  cfg: GridConfig) -> np.ndarray:
+    """Rim evidence (median over 8 arcs) at the lattice points and one line beyond
+    each side, in the lattice view: (6, 10) for rows -1..4 and columns -1..8."""
+    p, b = cfg.lattice_pitch_px, cfg.lattice_border
+    cols = np.arange(-1.0, 9.0)
+    rows = np.arange(-1.0, 5.0) + np.where(np.arange(-1, 5) >= 2, gap, 0.0)
+    pts = np.stack(np.meshgrid(cols, rows), -1).reshape(-1, 2) * p + b * p
+    return rim_evidence(gx, gy, pts, np.array([radius]), sectors=8).reshape(6, 10)
+
+
+def _slipped(table: np.ndarray, cfg: GridConfig) -> tuple[int, int]:
+    """(columns, rows) to shift a fitted lattice by, from :func:`line_evidence`: an
+    outer line of the lattice without pits (below ``edge_empty`` x the lattice's
+    median) while the line beyond the opposite side shows them (at least
+    ``edge_outside`` x) is a lattice one pitch off the pits."""
+    inner = float(np.median(table[1:5, 1:9]))
+    if inner <= 0:
+        return (0, 0)
+    col = np.median(table[1:5], axis=0) / inner  # columns -1..8
+    row = np.median(table[:, 1:9], axis=1) / inner  # rows -1..4
+
+    def pick(line: np.ndarray) -> int:
+        first, last = line[1], line[-2]
+        up = first < cfg.edge_empty and line[-1] >= cfg.edge_outside
+        down = last < cfg.edge_empty and line[0] >= cfg.edge_outside
+        if up and down:
+            return 0
+        return 1 if up else -1 if down else 0
+
+    return pick(col), pick(row)
+
+
 def refine_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: GridConfig = DEFAULT.grid,
                    ) -> tuple[np.ndarray, float, np.ndarray, tuple[float, float], int]:
     """Refit the lattice homography (lattice coords -> image px) to the pits' rims.
@@ -378,18 +411,32 @@ def _fit_once(image: np.ndarray, corners: np.ndarray, aspect: float, cfg: Vision
     # decided by the final score
     grid0 = fit_grid(view, gc, board_width=w)
     hlat, gap = lattice_from_centres(grid0.centres, hmat)
-    hlat, gap, centres, radius, inliers = refine_lattice(image, hlat, gap, gc)
-    m, size = _view_matrix(hlat, gc, gap)
-    lview = cv2.warpPerspective(image, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return fit_from_lattice(image, hlat, gap, cfg, lap)
+
+
+def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: VisionConfig = DEFAULT,
+                     lap: Callable[[str], None] | None = None) -> TopFace:
+    """The top-face fit from a first lattice (``hlat``: lattice coords (col, row +
+    gap past row 1) -> image px): lattice refits, score, playing-surface corners."""
+    tick = lap or (lambda stage: None)
+    gc, rc = cfg.grid, cfg.rectify
+    for attempt in range(gc.reslips + 1):
+        hlat, gap, centres, radius, inliers = refine_lattice(image, hlat, gap, gc)
+        m, size = _view_matrix(hlat, gc, gap)
+        lview = cv2.warpPerspective(image, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        gx, gy = _gradients(lview)
+        # (a floor: on a flat, noiseless surface any speck would count as strong)
+        norm = max(float(cv2.magnitude(gx, gy).mean()), gc.min_mean_gradient)
+        shift = _slipped(line_evidence(gx, gy, gap, radius, gc) / norm, gc)
+        if shift == (0, 0) or attempt == gc.reslips:
+            break
+        hlat = hlat @ np.array([[1.0, 0, shift[0]], [0, 1, shift[1]], [0, 0, 1]])
     tick("grid")
     p = gc.lattice_pitch_px
     rim = radial_coherence(lview, centres, radius)
     rim = rim / (float(np.median(rim)) + 1e-6)
     # how sure: the pits' rim evidence (median, over the view's mean gradient) x the
     # share of pits agreeing with the lattice; about 0 for a lattice on a table
-    gx, gy = _gradients(lview)
-    # (a floor: on a flat, noiseless surface any speck would count as strong)
-    norm = max(float(cv2.magnitude(gx, gy).mean()), gc.min_mean_gradient)
     # at the lattice points themselves (a search for each pit's best spot would find
     # some evidence in noise too), against the same circles between the pits
     nominal = _lattice_points(gap) * p + gc.lattice_border * p

@@ -47,6 +47,19 @@ class LocateConfig:
     verify_passes: int = 3  # its lattice refits
     verify_other_min: float = 1.0  # a finalist other than the best-ranked needs this fit
     verify_enough: float = 1.0  # a finalist fitting this well ends the search
+    # outline-free start (vision/pit_scan.py): pits found over the whole image
+    pit_scan: bool = True  # used when no outline candidate holds a lattice
+    pit_scan_long_side_px: int = 480
+    pit_scan_stride: int = 2  # rim evidence every this many px
+    pit_scan_radii_px: tuple[int, ...] = (4, 6, 9, 13, 18)  # pit radii tried (at that scale)
+    pit_scan_min_evidence: float = 1.0  # a pit candidate's rim evidence / mean gradient, at least
+    pit_scan_rel_evidence: float = 0.45  # ... and this x the median of the 24 strongest
+    pit_scan_max_peaks: int = 200
+    pit_scan_min_pits: int = 16  # candidates on one 8 x 4 lattice needed
+    pit_scan_seeds: int = 6  # lattices grown from this many strongest candidates (per radius)
+    pit_scan_tolerance: float = 0.3  # a neighbour is within this x the step of its prediction
+    pit_scan_lattices: int = 4  # lattices fitted (best first)
+    pit_scan_min_score: float = 1.0  # PitGrid.score a pit-scan fit needs
 
 
 @dataclass(frozen=True)
@@ -111,6 +124,9 @@ class GridConfig:
     rim_ratio_steps: tuple[float, ...] = (0.88, 0.94, 1.0, 1.06, 1.12)  # pit height / width in the view
     slip_abs: float = 1.0  # slip: the outside line's rim evidence >= this x the lattice's median
     slip_rel: float = 3.0  # ... and >= this x that of the lattice's opposite line
+    edge_empty: float = 0.2  # final check: an outer line of the lattice below this x its median rim evidence ...
+    edge_outside: float = 0.35  # ... while the line beyond the opposite side reaches this x: one pitch off
+    reslips: int = 2  # lattice refits after such a shift, at most
     gap_steps: tuple[float, ...] = tuple(0.03 * i for i in range(21))  # middle gap / row pitch tried
     surface_gap_frac: float = 0.12  # surface edges searched from this / pitch beyond the pits' rims
     lattice_inlier_frac: float = 0.08  # RANSAC threshold / pitch for the lattice homography
