@@ -51,7 +51,7 @@ class LocateConfig:
     pit_scan: bool = True  # used when no outline candidate holds a lattice
     pit_scan_long_side_px: int = 480
     pit_scan_stride: int = 2  # rim evidence every this many px
-    pit_scan_radii_px: tuple[int, ...] = (4, 6, 9, 13, 18)  # pit radii tried (at that scale)
+    pit_scan_radii_px: tuple[int, ...] = (4, 6, 8, 11, 15, 20)  # pit radii tried (at that scale)
     pit_scan_min_evidence: float = 1.0  # a pit candidate's rim evidence / mean gradient, at least
     pit_scan_rel_evidence: float = 0.45  # ... and this x the median of the 24 strongest
     pit_scan_max_peaks: int = 200

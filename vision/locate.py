@@ -325,7 +325,10 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
             return marked
     ranked, scale = candidate_quads(image, cfg)
     if not ranked:
-        raise BoardNotFound("no board-sized four-sided shape in the image")
+        scanned = _pit_scanned(image, cfg) if lc.pit_scan else None
+        if scanned is None:
+            raise BoardNotFound("no board-sized four-sided shape in the image, nor a 4x8 pit lattice")
+        return scanned
     if lc.verify_finalists:
         return _verified(image, ranked, scale, cfg)
     best_s, best_q, method = ranked[0]
@@ -363,7 +366,10 @@ def _verified(image: np.ndarray, ranked: list[tuple[float, np.ndarray, str]], sc
         if best is not None and best[0] >= lc.verify_enough:
             break
     if best is None:
-        raise BoardNotFound("no 4x8 pit lattice found on any board-shaped outline")
+        scanned = _pit_scanned(image, cfg) if lc.pit_scan else None
+        if scanned is None:
+            raise BoardNotFound("no 4x8 pit lattice found on any board-shaped outline nor from the pits alone")
+        return scanned
     score, q, name, fit = best
     if quick is not cfg:
         fit = fit_top_face(image, q / scale, cfg.rectify.default_aspect, cfg)
@@ -372,6 +378,22 @@ def _verified(image: np.ndarray, ranked: list[tuple[float, np.ndarray, str]], sc
         raise BoardNotFound(
             f"no 4x8 pit lattice found (best fit {score:.2f} < {cfg.grid.min_lattice_score:.2f})")
     return BoardQuad(fit.corners, score, fit.aspect, name, fit)
+
+
+def _pit_scanned(image: np.ndarray, cfg: VisionConfig) -> BoardQuad | None:
+    """The best top-face fit started from the pits alone (:mod:`vision.pit_scan`),
+    when it scores at least ``LocateConfig.pit_scan_min_score``."""
+    from vision.board import fit_from_lattice
+    from vision.pit_scan import pit_lattices
+
+    best = None
+    for _, hlat in pit_lattices(image, cfg.locate):
+        fit = fit_from_lattice(image, hlat, 0.0, cfg)
+        if fit.grid.score >= cfg.locate.pit_scan_min_score and (best is None or fit.grid.score > best.grid.score):
+            best = fit
+    if best is None:
+        return None
+    return BoardQuad(best.corners, best.grid.score, best.aspect, "pit_scan", best)
 
 
 def aruco_corners(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad | None:

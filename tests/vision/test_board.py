@@ -72,3 +72,40 @@ def test_a_turned_fit_names_the_same_pits_from_the_other_side() -> None:
     assert np.allclose(turned.corners, np.roll(fit.corners, 2, axis=0))
     corners, _, _, _ = fit_board(scene.image, turned.corners, 2.345, prior=fit)
     assert np.allclose(corners, turned.corners)  # reused, not refitted
+
+
+def _lattice_error(hlat: np.ndarray, scene) -> float:
+    """Median distance of the lattice points to the drawn pit centres (either half turn)."""
+    import cv2
+
+    from vision.holes import CANONICAL_ROWS
+
+    true = np.array([[scene.pit_centers[h] for h in row] for row in CANONICAL_ROWS])
+    grid = np.stack(np.meshgrid(np.arange(8.0), np.arange(4.0)), -1).reshape(-1, 1, 2)
+    pts = cv2.perspectiveTransform(grid, hlat).reshape(4, 8, 2)
+    # rows 2 and 3 of the drawn board sit a small gap further down: half a pit radius at most
+    return min(float(np.median(np.linalg.norm(pts - true, axis=-1))),
+               float(np.median(np.linalg.norm(pts[::-1, ::-1] - true, axis=-1))))
+
+
+@pytest.mark.parametrize("angle", [0.0, 35.0, 90.0])
+def test_pit_scan_finds_the_lattice_from_the_pits_alone(angle: float) -> None:
+    from vision.pit_scan import pit_lattices
+
+    scene = draw_scene(START_COUNTS, default_corners((960, 540), angle, 0.15, 0.7), size=(960, 540), seed=5)
+    lattices = pit_lattices(scene.image)
+    assert lattices, "no lattice found"
+    n, hlat = lattices[0]
+    assert n >= 24
+    assert _lattice_error(hlat, scene) < 6.0
+
+
+def test_a_board_the_colour_of_the_table_is_found_from_its_pits() -> None:
+    from vision.locate import locate_board
+
+    wood = (60, 110, 160)
+    scene = draw_scene(START_COUNTS, default_corners((960, 540), 20, 0.1, 0.7), size=(960, 540), seed=9,
+                       table=wood, wood=wood, clutter=False)
+    quad = locate_board(scene.image)
+    err = min(float(np.linalg.norm(np.roll(quad.corners, r, axis=0) - scene.corners, axis=1).mean()) for r in (0, 2))
+    assert err < 15.0

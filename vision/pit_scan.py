@@ -1,0 +1,208 @@
+"""Outline-free start for the board fit: pits found over the whole image.
+
+When no board-shaped outline holds the board (a hand or a shadow merged with
+it, a table of the same colour, a steep view including the side face), the
+pits still show: each is a closed curve of radial gradient
+(:func:`vision.board.rim_evidence`). Here
+
+1. the rim evidence (median over 8 arcs) is computed at every other pixel of
+   a downscaled copy, for a few pit radii; its strongest local maxima are the
+   pit candidates of each radius;
+2. the two lattice directions are the dominant directions of the vectors
+   between neighbouring candidates; from the strongest candidates, the lattice
+   is grown neighbour by neighbour (each step from the last one, so a
+   perspective view is followed) and every candidate gets integer lattice
+   coordinates;
+3. the 8 x 4 window of lattice coordinates holding the most candidates, fitted
+   by a homography (RANSAC), is a first lattice for
+   :func:`vision.board.fit_from_lattice`, which refits it on the image and
+   scores it like any other.
+
+Points are OpenCV ``(x, y)``; lattice coordinates are ``(col, row)``.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import cv2
+import numpy as np
+
+from vision.config import DEFAULT, LocateConfig
+
+
+def _rim_maps(image: np.ndarray, cfg: LocateConfig) -> tuple[list[tuple[float, int, np.ndarray]], float]:
+    """Per pit radius r (px of the copy downscaled to ``pit_scan_long_side_px``):
+    (r, step, rim evidence on a grid of that step (about r / 3 px)); and the scale."""
+    from vision.board import _gradients, rim_evidence
+
+    h, w = image.shape[:2]
+    s = min(1.0, cfg.pit_scan_long_side_px / max(h, w))
+    small = cv2.resize(image, (int(round(w * s)), int(round(h * s))), interpolation=cv2.INTER_AREA)
+    gx, gy = _gradients(small)
+    norm = max(float(cv2.magnitude(gx, gy).mean()), 1.0)
+    out = []
+    for r in cfg.pit_scan_radii_px:
+        st = max(cfg.pit_scan_stride, int(round(r / 3)))
+        ys, xs = np.mgrid[0 : small.shape[0] : st, 0 : small.shape[1] : st]
+        pts = np.stack([xs.ravel(), ys.ravel()], 1).astype(np.float64)
+        ev = rim_evidence(gx, gy, pts, np.array([(r, r)], np.float64), sectors=8) / norm
+        out.append((float(r), st, ev.reshape(ys.shape)))
+    return out, s
+
+
+def _peaks(ev: np.ndarray, r: float, stride: int, cfg: LocateConfig) -> np.ndarray:
+    """Pit candidates of one radius: strong local maxima (neighbouring pits are at
+    least 2.2 radii apart), (N, 2) work px."""
+    k = 2 * int(round(1.8 * r / stride)) + 1
+    peak = (ev == cv2.dilate(ev, np.ones((k, k), np.uint8))) & (ev > cfg.pit_scan_min_evidence)
+    ys, xs = np.nonzero(peak)
+    if len(xs) < cfg.pit_scan_min_pits:
+        return np.zeros((0, 2))
+    v = ev[ys, xs]
+    top = float(np.median(np.sort(v)[-24:]))
+    keep = v >= cfg.pit_scan_rel_evidence * top
+    order = np.argsort(-v[keep])[: cfg.pit_scan_max_peaks]
+    return np.stack([xs[keep][order], ys[keep][order]], 1).astype(np.float64) * stride
+
+
+def _directions(pts: np.ndarray, min_step: float) -> tuple[np.ndarray, np.ndarray] | None:
+    """The two lattice step vectors: dominant directions of the vectors from each
+    candidate to its 4 nearest neighbours (at least ``min_step`` away: pits do not
+    overlap), each with the median length along it."""
+    d = pts[None] - pts[:, None]
+    dist = np.linalg.norm(d, axis=2)
+    dist[dist < min_step] = np.inf
+    nn = np.argsort(dist, axis=1)[:, :4]
+    vec = d[np.arange(len(pts))[:, None], nn].reshape(-1, 2)
+    length = np.linalg.norm(vec, axis=1)
+    nearest = dist.min(axis=1)
+    ok = np.isfinite(length)
+    if ok.sum() < 8:
+        return None
+    short = ok & (length <= 1.6 * np.median(nearest[np.isfinite(nearest)]))
+    vec, length = vec[short], length[short]
+    if len(vec) < 8:
+        return None
+    ang = np.mod(np.degrees(np.arctan2(vec[:, 1], vec[:, 0])), 180.0)
+    hist = np.bincount(np.round(ang).astype(int) % 180, minlength=180).astype(np.float64)
+    smooth = np.convolve(np.concatenate([hist[-6:], hist, hist[:6]]), np.ones(9), "same")[6:-6]
+    a1 = int(np.argmax(smooth))
+    dd = np.abs((np.arange(180) - a1 + 90) % 180 - 90)
+    a2 = int(np.argmax(np.where(dd >= 35, smooth, -1.0)))
+    steps = []
+    for a in (a1, a2):
+        near = np.abs((ang - a + 90) % 180 - 90) <= 12
+        if near.sum() < 4:
+            return None
+        t = np.radians(a)
+        steps.append(np.array([np.cos(t), np.sin(t)]) * float(np.median(length[near])))
+    return steps[0], steps[1]
+
+
+def _grow(pts: np.ndarray, seed: int, u: np.ndarray, v: np.ndarray, tol: float) -> dict[tuple[int, int], int]:
+    """Integer lattice coordinates (along u, along v) -> candidate index, grown from
+    ``seed``: each neighbour is looked for one step from an assigned candidate, the
+    step taken from that candidate's own assigned neighbours where it has them."""
+    coord = {(0, 0): seed}
+    used = {seed}
+    queue = deque([(0, 0)])
+    while queue:
+        a, b = queue.popleft()
+        p = pts[coord[(a, b)]]
+        for da, db in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            base = u if da else v
+            back = (a - da, b - db)  # continue the step from the point behind, if assigned
+            step = p - pts[coord[back]] if back in coord else (da + db) * base
+            for n in (1, 2):  # one step, or two over a pit not found
+                key = (a + n * da, b + n * db)
+                if key in coord:
+                    break
+                dist = np.linalg.norm(pts - (p + n * step), axis=1)
+                j = int(np.argmin(dist))
+                if dist[j] <= tol * np.linalg.norm(base) and j not in used:
+                    coord[key] = j
+                    used.add(j)
+                    queue.append(key)
+                    break
+    return coord
+
+
+def _best_window(coord: dict[tuple[int, int], int]) -> tuple[int, int, int, bool]:
+    """The 8 x 4 window of lattice coordinates holding the most candidates:
+    (count, a0, b0, eight_along_u)."""
+    keys = np.array(list(coord))
+    best = (0, 0, 0, True)
+    for along_u in (True, False):
+        na, nb = (8, 4) if along_u else (4, 8)
+        for a0 in range(keys[:, 0].min() - na + 1, keys[:, 0].max() + 1):
+            for b0 in range(keys[:, 1].min() - nb + 1, keys[:, 1].max() + 1):
+                inside = ((keys[:, 0] >= a0) & (keys[:, 0] < a0 + na)
+                          & (keys[:, 1] >= b0) & (keys[:, 1] < b0 + nb))
+                n = int(inside.sum())
+                if n > best[0]:
+                    best = (n, a0, b0, along_u)
+    return best
+
+
+def pit_lattices(image: np.ndarray, cfg: LocateConfig = DEFAULT.locate) -> list[tuple[int, np.ndarray]]:
+    """First lattices from pit candidates, best first: [(candidates on the lattice,
+    homography lattice (col, row) -> image px)], columns 0..7 along the long side,
+    rows 0..3, oriented like the image (not mirrored)."""
+    maps, scale = _rim_maps(image, cfg)
+    peaks = [_peaks(ev, r, stride, cfg) for r, stride, ev in maps]
+    found: list[tuple[int, np.ndarray]] = []
+    for k in range(len(maps)):
+        # this radius and the next one together: the near pits of a tilted board look bigger
+        pts = peaks[k]
+        if k + 1 < len(maps) and len(peaks[k + 1]):
+            extra = peaks[k + 1]
+            if len(pts):
+                d = np.linalg.norm(extra[:, None] - pts[None], axis=2).min(axis=1)
+                extra = extra[d > 1.1 * maps[k + 1][0]]
+            pts = np.concatenate([pts, extra])
+        if len(pts) < cfg.pit_scan_min_pits:
+            continue
+        dirs = _directions(pts, 2.0 * maps[k][0])
+        if dirs is None:
+            continue
+        u, v = dirs
+        tried: set[int] = set()
+        for seed in range(min(cfg.pit_scan_seeds, len(pts))):
+            if seed in tried:
+                continue
+            coord = _grow(pts, seed, u, v, cfg.pit_scan_tolerance)
+            tried.update(coord.values())
+            n, a0, b0, along_u = _best_window(coord)
+            if n < cfg.pit_scan_min_pits:
+                continue
+            src, dst = [], []
+            for (a, b), j in coord.items():
+                col, row = (a - a0, b - b0) if along_u else (b - b0, a - a0)
+                if 0 <= col < 8 and 0 <= row < 4:
+                    src.append((col, row))
+                    dst.append(pts[j] / scale)
+            src_a, dst_a = np.array(src, np.float64), np.array(dst, np.float64)
+            pitch = float(np.linalg.norm(u if along_u else v)) / scale
+            hlat, inl = cv2.findHomography(src_a, dst_a, cv2.RANSAC, 0.2 * pitch)
+            if hlat is None or inl is None or int(inl.sum()) < cfg.pit_scan_min_pits:
+                continue
+            o, ex, ey = cv2.perspectiveTransform(np.array([[[0.0, 0]], [[1, 0]], [[0, 1]]]), hlat).reshape(3, 2)
+            if (ex - o)[0] * (ey - o)[1] - (ex - o)[1] * (ey - o)[0] < 0:  # mirrored: rows the other way round
+                hlat = hlat @ np.array([[1.0, 0, 0], [0, -1.0, 3.0], [0, 0, 1]])
+            found.append((int(inl.sum()), hlat))
+    found.sort(key=lambda t: -t[0])
+    out: list[tuple[int, np.ndarray]] = []
+    corners = np.array([[0.0, 0], [7, 0], [7, 3], [0, 3]]).reshape(-1, 1, 2)
+    for n, hlat in found:  # drop lattices on the same pits as a better one
+        c = cv2.perspectiveTransform(corners, hlat).reshape(4, 2)
+        same = False
+        for _, h2 in out:
+            c2 = cv2.perspectiveTransform(corners, h2).reshape(4, 2)
+            span = float(np.linalg.norm(c2[2] - c2[0]))
+            if min(np.abs(c - np.roll(c2, r, axis=0)).max() for r in (0, 2)) < 0.1 * span:
+                same = True
+                break
+        if not same:
+            out.append((n, hlat))
+    return out[: cfg.pit_scan_lattices]
