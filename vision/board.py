@@ -203,6 +203,19 @@ def _slipped(table: np.ndarray, cfg: GridConfig) -> tuple[int, int]:
     return pick(col), pick(row)
 
 
+def _continues(table: np.ndarray, cfg: GridConfig) -> bool:
+    """Whether the lines beyond two or more sides of the lattice (from
+    :func:`line_evidence`) look like pits too (at least ``continues_beyond`` x the
+    lattice's median): a tiled table goes on, a board's pits end at its margins."""
+    inner = float(np.median(table[1:5, 1:9]))
+    if inner <= 0:
+        return False
+    col = np.median(table[1:5], axis=0) / inner
+    row = np.median(table[:, 1:9], axis=1) / inner
+    outside = np.sort([col[0], col[-1], row[0], row[-1]])
+    return bool(outside[-2] >= cfg.continues_beyond)
+
+
 def refine_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: GridConfig = DEFAULT.grid,
                    ) -> tuple[np.ndarray, float, np.ndarray, tuple[float, float], int]:
     """Refit the lattice homography (lattice coords -> image px) to the pits' rims.
@@ -427,7 +440,8 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
         gx, gy = _gradients(lview)
         # (a floor: on a flat, noiseless surface any speck would count as strong)
         norm = max(float(cv2.magnitude(gx, gy).mean()), gc.min_mean_gradient)
-        shift = _slipped(line_evidence(gx, gy, gap, radius, gc) / norm, gc)
+        table = line_evidence(gx, gy, gap, radius, gc) / norm
+        shift = _slipped(table, gc)
         if shift == (0, 0) or attempt == gc.reslips:
             break
         hlat = hlat @ np.array([[1.0, 0, shift[0]], [0, 1, shift[1]], [0, 0, 1]])
@@ -450,6 +464,8 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
     score = (level - max(float(np.median(ev[32:])), 0.0)) * inliers / 32
     if not _plausible(hlat, gap, gc):
         score = 0.0  # a lattice folded onto an edge or a line is no board
+    if _continues(table, gc):
+        score = 0.0  # tiles or a pattern going on beyond the lattice: no board
     grid = PitGrid(centres, (p, p), rim, score, radius, radius[1] / radius[0], inliers)
     edges = surface_edges(lview, grid, gap, gc)
     tick("grid")

@@ -365,11 +365,13 @@ def _verified(image: np.ndarray, ranked: list[tuple[float, np.ndarray, str]], sc
             best = (fit.grid.score, q, name, fit)
         if best is not None and best[0] >= lc.verify_enough:
             break
+    if lc.pit_scan and (best is None or best[0] < lc.verify_enough):
+        # no outline holds a clear lattice: the pits alone may show one (better)
+        scanned = _pit_scanned(image, cfg)
+        if scanned is not None and (best is None or scanned.score > best[0]):
+            return scanned
     if best is None:
-        scanned = _pit_scanned(image, cfg) if lc.pit_scan else None
-        if scanned is None:
-            raise BoardNotFound("no 4x8 pit lattice found on any board-shaped outline nor from the pits alone")
-        return scanned
+        raise BoardNotFound("no 4x8 pit lattice found on any board-shaped outline nor from the pits alone")
     score, q, name, fit = best
     if quick is not cfg:
         fit = fit_top_face(image, q / scale, cfg.rectify.default_aspect, cfg)
@@ -386,10 +388,15 @@ def _pit_scanned(image: np.ndarray, cfg: VisionConfig) -> BoardQuad | None:
     from vision.board import fit_from_lattice
     from vision.pit_scan import pit_lattices
 
+    h, w = image.shape[:2]
     best = None
     for _, hlat in pit_lattices(image, cfg.locate):
         fit = fit_from_lattice(image, hlat, 0.0, cfg)
-        if fit.grid.score >= cfg.locate.pit_scan_min_score and (best is None or fit.grid.score > best.grid.score):
+        # the whole playing surface in the image (a pattern running off the image
+        # shows no end, so whether it is a board cannot be told)
+        inside = bool(np.all((fit.corners >= 0) & (fit.corners <= (w - 1, h - 1))))
+        if (inside and fit.grid.score >= cfg.locate.pit_scan_min_score
+                and (best is None or fit.grid.score > best.grid.score)):
             best = fit
     if best is None:
         return None
