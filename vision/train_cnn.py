@@ -158,6 +158,39 @@ def _net(width: int):
     )
 
 
+def load_exported(net, path: Path) -> None:
+    """Start ``net`` from an exported model (:func:`export`): the folded convolutions
+    as weights, their biases in identity batch norms (kept frozen by ``fit``)."""
+    import torch
+    import torch.nn as nn
+
+    data = np.load(path)
+    convs = [m for m in net if isinstance(m, nn.Conv2d)]
+    norms = [m for m in net if isinstance(m, nn.BatchNorm2d)]
+    dense = [m for m in net if isinstance(m, nn.Linear)]
+    names = [str(o) for o in data["ops"]]
+    conv_names = [n for n in names if n.startswith("conv")]
+    fc_names = [n for n in names if n.startswith("fc")]
+    if len(conv_names) != len(convs) or len(fc_names) != len(dense):
+        raise ValueError(f"{path}: {len(conv_names)} conv / {len(fc_names)} dense layers, "
+                         f"the network has {len(convs)} / {len(dense)}")
+    with torch.no_grad():
+        for conv, bn, name in zip(convs, norms, conv_names, strict=True):
+            w = torch.from_numpy(data[name + "_w"].astype(np.float32))
+            if w.shape != conv.weight.shape:
+                raise ValueError(f"{path}: {name} is {tuple(w.shape)}, the network's "
+                                 f"{tuple(conv.weight.shape)} (another --width?)")
+            conv.weight.copy_(w)
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(data[name + "_b"].astype(np.float32)))
+            assert bn.running_mean is not None and bn.running_var is not None
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+        for fc, name in zip(dense, fc_names, strict=True):
+            fc.weight.copy_(torch.from_numpy(data[name + "_w"].T.astype(np.float32)))
+            fc.bias.copy_(torch.from_numpy(data[name + "_b"].astype(np.float32)))
+
+
 def export(net, temperature: float, out: Path, meta: dict) -> None:
     """Fold batch norms into the convolutions and write numpy weights."""
     import torch.nn as nn
@@ -197,7 +230,8 @@ def export(net, temperature: float, out: Path, meta: dict) -> None:
 
 
 def fit(data: list[Path], val: list[Path], out: Path, epochs: int, width: int, seed: int,
-        photo_weight: float, threads: int, steps: int = 200, balance: float = 0.0, batch: int = 128) -> None:
+        photo_weight: float, threads: int, steps: int = 200, balance: float = 0.0, batch: int = 128,
+        init: Path | None = None, max_lr: float = 3e-3) -> None:
     import torch
     import torch.nn.functional as F
 
@@ -224,15 +258,22 @@ def fit(data: list[Path], val: list[Path], out: Path, epochs: int, width: int, s
     vx_t = torch.from_numpy(vx).permute(0, 3, 1, 2).contiguous()
     print(f"train {len(y)} crops ({np.count_nonzero(style < 0)} photoreal), val {len(vy)}",
           file=sys.stderr, flush=True)
-    net = _net(width).to(memory_format=torch.channels_last)
+    net = _net(width)
+    if init is not None:
+        load_exported(net, init)
+    net = net.to(memory_format=torch.channels_last)
     steps_per_epoch = steps
     opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=epochs * steps_per_epoch,
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=max_lr, total_steps=epochs * steps_per_epoch,
                                                 pct_start=0.15)
     best, best_state = float("inf"), None
     t0 = time.time()
     for ep in range(epochs):
         net.train()
+        if init is not None:  # fine-tuning: the batch norms stay the folded model's
+            for m in net.modules():
+                if isinstance(m, torch.nn.BatchNorm2d):
+                    m.eval()
         tot = 0.0
         for _ in range(steps_per_epoch):
             idx = rng.choice(len(y), batch, p=weight)
@@ -354,6 +395,10 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--balance", type=float, default=0.0,
                    help="flatten the count prior: sample weight ~ frequency ** -BALANCE")
     f.add_argument("--steps", type=int, default=200, help="batches of 128 per epoch")
+    f.add_argument("--init", type=Path, default=None,
+                   help="start from this exported model (fine-tuning; batch norms frozen)")
+    f.add_argument("--max-lr", type=float, default=3e-3,
+                   help="peak learning rate (default 3e-3; ~5e-4 to fine-tune)")
     wd = sub.add_parser("widen", help="fit a model's heap widening on held-out pits")
     wd.add_argument("model", type=Path)
     wd.add_argument("data", type=Path, nargs="+", help="photo files never used to train the model")
@@ -370,7 +415,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {args.out}: {len(d['y'])} pits", file=sys.stderr)
     else:
         fit(args.data, args.val, args.out, args.epochs, args.width, args.seed, args.photo_weight,
-            args.threads, args.steps, args.balance)
+            args.threads, args.steps, args.balance, init=args.init, max_lr=args.max_lr)
     return 0
 
 

@@ -1,4 +1,4 @@
-"""Heap widening of the CNN counter's distributions (vision.cnn.widen, train_cnn.fit_widening)."""
+"""The CNN counter's heap widening (vision.cnn.widen, train_cnn.fit_widening) and fine-tuning start."""
 
 from __future__ import annotations
 
@@ -45,3 +45,20 @@ def test_fit_covers_underestimated_heaps_without_moving_small_counts() -> None:
     covered = np.mean([lo <= t <= hi for (lo, hi), t in zip(spans, y[y >= 16], strict=True)])
     assert covered >= 0.95
     assert np.array_equal(q[y < 9].argmax(axis=1), y[y < 9])
+
+
+def test_exported_model_loads_back_into_the_training_network() -> None:
+    """train_cnn fit --init starts from the shipped weights: same logits as vision.cnn."""
+    import pytest
+
+    torch = pytest.importorskip("torch")
+    from vision.cnn import MODEL_PATH, CountNet
+    from vision.train_cnn import _net, load_exported
+
+    x = np.random.default_rng(2).normal(0, 1, (4, 64, 64, 3)).astype(np.float32)
+    net = _net(16)
+    load_exported(net, MODEL_PATH)
+    net.eval()
+    with torch.no_grad():
+        got = net(torch.from_numpy(x).permute(0, 3, 1, 2)).numpy()
+    assert np.allclose(got, CountNet(MODEL_PATH).logits(x), atol=1e-3)
