@@ -216,6 +216,19 @@ def _continues(table: np.ndarray, cfg: GridConfig) -> bool:
     return bool(outside[-2] >= cfg.continues_beyond)
 
 
+def _outer_line_void(table: np.ndarray, cfg: GridConfig) -> bool:
+    """Whether an outer line of the lattice (from :func:`line_evidence`) shows no
+    pits at all (median below ``edge_void`` x the lattice's): left after the shifts,
+    such a lattice is one pitch off with the pits beyond it hidden (a hand), or has
+    a line on the margin; either way its pits cannot be trusted."""
+    inner = float(np.median(table[1:5, 1:9]))
+    if inner <= 0:
+        return False
+    col = np.median(table[1:5], axis=0) / inner
+    row = np.median(table[:, 1:9], axis=1) / inner
+    return bool(min(col[1], col[-2], row[1], row[-2]) < cfg.edge_void)
+
+
 def refine_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: GridConfig = DEFAULT.grid,
                    ) -> tuple[np.ndarray, float, np.ndarray, tuple[float, float], int]:
     """Refit the lattice homography (lattice coords -> image px) to the pits' rims.
@@ -466,6 +479,8 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
         score = 0.0  # a lattice folded onto an edge or a line is no board
     if _continues(table, gc):
         score = 0.0  # tiles or a pattern going on beyond the lattice: no board
+    if _outer_line_void(table, gc):
+        score = 0.0  # a lattice line on the margin: one pitch off, or astride a hand
     grid = PitGrid(centres, (p, p), rim, score, radius, radius[1] / radius[0], inliers)
     edges = surface_edges(lview, grid, gap, gc)
     tick("grid")
