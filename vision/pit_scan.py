@@ -152,15 +152,15 @@ def pit_lattices(image: np.ndarray, cfg: LocateConfig = DEFAULT.locate) -> list[
     maps, scale = _rim_maps(image, cfg)
     peaks = [_peaks(ev, r, stride, cfg) for r, stride, ev in maps]
     found: list[tuple[int, np.ndarray]] = []
+    sets = []
     for k in range(len(maps)):
+        sets.append((k, peaks[k]))
         # this radius and the next one together: the near pits of a tilted board look bigger
-        pts = peaks[k]
-        if k + 1 < len(maps) and len(peaks[k + 1]):
+        if k + 1 < len(maps) and len(peaks[k]) and len(peaks[k + 1]):
             extra = peaks[k + 1]
-            if len(pts):
-                d = np.linalg.norm(extra[:, None] - pts[None], axis=2).min(axis=1)
-                extra = extra[d > 1.1 * maps[k + 1][0]]
-            pts = np.concatenate([pts, extra])
+            d = np.linalg.norm(extra[:, None] - peaks[k][None], axis=2).min(axis=1)
+            sets.append((k, np.concatenate([peaks[k], extra[d > 1.6 * maps[k + 1][0]]])))
+    for k, pts in sets:
         if len(pts) < cfg.pit_scan_min_pits:
             continue
         dirs = _directions(pts, 2.0 * maps[k][0])

@@ -109,3 +109,49 @@ def test_a_board_the_colour_of_the_table_is_found_from_its_pits() -> None:
     quad = locate_board(scene.image)
     err = min(float(np.linalg.norm(np.roll(quad.corners, r, axis=0) - scene.corners, axis=1).mean()) for r in (0, 2))
     assert err < 15.0
+
+
+def _true_lattice(scene) -> np.ndarray:
+    """Homography lattice (col, row + gap) -> image px of a drawn scene's pits."""
+    import cv2
+
+    from vision.holes import CANONICAL_ROWS
+
+    true = np.array([[scene.pit_centers[h] for h in row] for row in CANONICAL_ROWS]).reshape(-1, 2)
+    gap = 8.0 / 76.0  # drawn board: gap / row pitch
+    src = np.stack(np.meshgrid(np.arange(8.0), np.arange(4.0) + np.where(np.arange(4) >= 2, gap, 0.0)),
+                   -1).reshape(-1, 2)
+    h, _ = cv2.findHomography(src, true, 0)
+    return h
+
+
+@pytest.mark.parametrize("shift", [(1, 0), (-1, 0), (0, 1)])
+def test_a_lattice_started_one_pitch_off_ends_on_the_pits(shift: tuple[int, int]) -> None:
+    from vision.board import fit_from_lattice
+
+    scene = draw_scene(START_COUNTS, default_corners((960, 540), 8, 0.1, 0.75), size=(960, 540), seed=21)
+    off = _true_lattice(scene) @ np.array([[1.0, 0, shift[0]], [0, 1, shift[1]], [0, 0, 1]])
+    fit = fit_from_lattice(scene.image, off, 8.0 / 76.0)
+    assert fit.grid.score >= 1.0
+    assert np.median(_pit_errors(scene, fit.hmat, fit.grid)) < 4.0
+
+
+def test_a_pattern_going_on_beyond_the_lattice_is_no_board() -> None:
+    """Round tiles (or a perforated sheet) over the whole image: every 4 x 8 window
+    is a lattice of 'pits', but the pattern does not end at a margin."""
+    import cv2
+
+    from vision.board import fit_from_lattice
+
+    img = np.full((540, 960, 3), (150, 160, 170), np.uint8)
+    for y in range(20, 540, 60):
+        for x in range(20, 960, 60):
+            cv2.circle(img, (x, y), 20, (70, 80, 90), -1)
+    hlat = np.array([[60.0, 0, 260], [0, 60, 140], [0, 0, 1]])  # lattice on the circles at (260..680, 140..320)
+    fit = fit_from_lattice(img, hlat, 0.0)
+    assert fit.grid.score < DEFAULT.grid.min_lattice_score
+    from vision.errors import BoardNotFound
+    from vision.locate import locate_board
+
+    with pytest.raises(BoardNotFound):
+        locate_board(img)
