@@ -273,6 +273,15 @@ def refine_sides(mag: np.ndarray, quad: np.ndarray, band: float) -> np.ndarray:
 def candidate_quads(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> tuple[list[tuple[float, np.ndarray, str]], float]:
     """Board-shaped quads of a BGR image, best first: ([(quick lattice score, quad at
     the work scale (side 0->1 along the 8 columns), method)], work scale)."""
+    scored, small, scale = outline_candidates(image, cfg)
+    return rank_candidates(small, scored, cfg), scale
+
+
+def outline_candidates(image: np.ndarray, cfg: VisionConfig = DEFAULT,
+                       ) -> tuple[list[tuple[float, np.ndarray, str]], np.ndarray, float]:
+    """Board-shaped quads pre-ranked by outline contrast x the density of pit-like
+    rings inside: ([(outline contrast, quad at the work scale, method)], the
+    work-scale image, the scale)."""
     lc = cfg.locate
     h, w = image.shape[:2]
     scale = min(1.0, lc.work_long_side_px / max(h, w))
@@ -296,11 +305,18 @@ def candidate_quads(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> tuple[lis
                 continue
             seen.append(q)
             scored.append((_outline_contrast(small_mag, q), q, name))
-    if not scored:
-        return [], scale
-    # pre-rank by outline contrast x the density of pit-like rings inside, then the
-    # best few are ranked by the free lattice search (which knows no margins or pit size)
     scored.sort(key=lambda t: -t[0] * _mean_inside(density, t[1]))
+    return scored, small, scale
+
+
+def rank_candidates(small: np.ndarray, scored: list[tuple[float, np.ndarray, str]], cfg: VisionConfig = DEFAULT,
+                    ) -> list[tuple[float, np.ndarray, str]]:
+    """The best few of :func:`outline_candidates` ranked by the free lattice search
+    (which knows no margins or pit size) x the outline: [(quick lattice score, quad
+    rolled so side 0->1 runs along the 8 columns, method)], best first."""
+    lc = cfg.locate
+    if not scored:
+        return []
     ranked = []
     top_outline = scored[0][0]
     for outline, q, name in scored[: lc.finalists]:
@@ -309,7 +325,7 @@ def candidate_quads(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> tuple[lis
         # mortar lines have sharper outlines than any board)
         ranked.append((ls * (outline / max(top_outline, 1e-6)) ** lc.outline_power, ls, lq, name))
     ranked.sort(key=lambda t: -t[0])
-    return [(ls, lq, name) for _, ls, lq, name in ranked], scale
+    return [(ls, lq, name) for _, ls, lq, name in ranked]
 
 
 def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
@@ -318,19 +334,31 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
     Raises:
         BoardNotFound: no candidate quad holds a plausible 4 x 8 pit grid.
     """
+    from vision.board import fit_top_face
+
     lc = cfg.locate
     if lc.use_aruco:
         marked = aruco_corners(image, cfg)
         if marked is not None:
             return marked
-    ranked, scale = candidate_quads(image, cfg)
+    scored, small, scale = outline_candidates(image, cfg)
+    first = None
+    if lc.verify_finalists and scored:
+        # most often the strongest outline is the board: when its top-face fit is
+        # clearly good, the lattice ranking of the others is not needed
+        q0 = long_axis_first(scored[0][1])
+        fit = fit_top_face(image, q0 / scale, cfg.rectify.default_aspect, cfg)
+        if fit.grid.score >= lc.verify_enough:
+            return BoardQuad(fit.corners, fit.grid.score, fit.aspect, scored[0][2], fit)
+        first = (q0, fit)
+    ranked = rank_candidates(small, scored, cfg)
     if not ranked:
         scanned = _pit_scanned(image, cfg) if lc.pit_scan else None
         if scanned is None:
             raise BoardNotFound("no board-sized four-sided shape in the image, nor a 4x8 pit lattice")
         return scanned
     if lc.verify_finalists:
-        return _verified(image, ranked, scale, cfg)
+        return _verified(image, ranked, scale, cfg, first)
     best_s, best_q, method = ranked[0]
     if best_s < lc.min_quick_lattice:
         raise BoardNotFound(
@@ -342,8 +370,9 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
 
 
 def _verified(image: np.ndarray, ranked: list[tuple[float, np.ndarray, str]], scale: float,
-              cfg: VisionConfig) -> BoardQuad:
-    """The candidate whose top-face pit lattice fits best (vision.board.fit_board)."""
+              cfg: VisionConfig, known: tuple[np.ndarray, Any] | None = None) -> BoardQuad:
+    """The candidate whose top-face pit lattice fits best (vision.board.fit_board).
+    ``known``: a (work-scale quad, its fit with ``cfg``) already made."""
     import dataclasses
 
     from vision.board import fit_top_face
@@ -357,7 +386,10 @@ def _verified(image: np.ndarray, ranked: list[tuple[float, np.ndarray, str]], sc
             cfg.grid, lattice_pitch_px=lc.verify_pitch_px, lattice_passes=lc.verify_passes))
     best: tuple[float, np.ndarray, str, Any] | None = None
     for i, (_, q, name) in enumerate(ranked[: lc.verify_finalists]):
-        fit = fit_top_face(image, q / scale, cfg.rectify.default_aspect, quick)
+        if known is not None and quick is cfg and np.array_equal(known[0], q):
+            fit = known[1]
+        else:
+            fit = fit_top_face(image, q / scale, cfg.rectify.default_aspect, quick)
         # the best-ranked quad needs a plausible lattice; another one must fit clearly
         # better than a table can (a wrong board is worse than none)
         need = cfg.grid.min_lattice_score if i == 0 else lc.verify_other_min
