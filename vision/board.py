@@ -221,16 +221,17 @@ def _outer_line_void(table: np.ndarray, cfg: GridConfig) -> bool:
     pits at all (median below ``edge_void`` x the lattice's): left after the shifts,
     such a lattice is one pitch off with the pits beyond it hidden (a hand), or has
     a line on the margin; either way its pits cannot be trusted. Likewise two
-    inner columns below ``column_void``."""
+    columns whose second-strongest pit is below ``column_void``."""
     inner = float(np.median(table[1:5, 1:9]))
     if inner <= 0:
         return False
     col = np.median(table[1:5], axis=0) / inner
     row = np.median(table[:, 1:9], axis=1) / inner
-    # and every column but one must show pits (a lattice of the wrong column pitch
-    # puts two columns between the pits)
+    # and every column but one must show two pits or more (a lattice of the wrong
+    # column pitch puts whole columns between the pits; a hand hides a few pits)
+    shown = np.sort(table[1:5, 1:9], axis=0)[-2] / inner
     return bool(min(col[1], col[-2], row[1], row[-2]) < cfg.edge_void
-                or np.sort(col[1:-1])[1] < cfg.column_void)
+                or np.sort(shown)[1] < cfg.column_void)
 
 
 def refine_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: GridConfig = DEFAULT.grid,
