@@ -324,19 +324,19 @@ def fit_widening(p: np.ndarray, y: np.ndarray, target: float = 0.95) -> tuple[tu
     """Heap widening (widen, widen_from, widen_up) for probabilities ``p`` of pits with
     true counts ``y``: the lowest mean log loss among the settings whose 90 % intervals
     hold the truth for at least ``target`` of the pits of 16+ (the best coverage if
-    none does), among those that leave the most likely count of pits of up to 15
+    none does), among those that leave the most likely count of pits of up to 8
     seeds as right as it was (an upward blur moves the mode of small heaps).
     Returns the setting and a line of figures."""
     from vision.cnn import widen
     from vision.count import interval
 
     big = y >= 16
-    small = y <= 15
+    small = y <= 8
     exact0 = float(np.mean(p[small].argmax(1) == y[small]))
     best: tuple[float, float, tuple[float, float, float], float] | None = None
     for start in (6.0, 8.0, 10.0, 12.0):
-        for ratio in (1.0, 1.5, 2.0, 3.0):
-            for w in np.arange(0.0, 0.401, 0.025):
+        for ratio in (1.0, 1.5, 2.0, 3.0, 4.0):
+            for w in np.arange(0.0, 0.501, 0.025):
                 q = widen(p, float(w), start, float(w * ratio))
                 if np.mean(q[small].argmax(1) == y[small]) < exact0 - 0.002:
                     continue
