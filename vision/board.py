@@ -501,8 +501,9 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
     x0, y0 = np.maximum(np.floor(new_corners.min(axis=0)).astype(int) - 8, 0)
     x1, y1 = np.ceil(new_corners.max(axis=0)).astype(int) + 8
     roi = image[y0:y1, x0:x1]
-    grey = roi if roi.ndim == 2 else cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY)
-    band = max(1.5, 1.5 * float(np.linalg.norm(new_corners[1] - new_corners[0])) / (ew + 1e-6))
-    new_corners = refine_sides(edge_magnitude(grey), new_corners - (x0, y0), band) + (x0, y0)
+    if min(roi.shape[:2]) >= 3:  # (a wild fit may put the corners off the image)
+        grey = roi if roi.ndim == 2 else cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY)
+        band = max(1.5, 1.5 * float(np.linalg.norm(new_corners[1] - new_corners[0])) / (ew + 1e-6))
+        new_corners = refine_sides(edge_magnitude(grey), new_corners - (x0, y0), band) + (x0, y0)
     new_aspect = float(np.clip(ew / max(eh, 1e-6) * grid.anisotropy, rc.min_aspect, rc.max_aspect))
     return TopFace(new_corners, m, grid, new_aspect)

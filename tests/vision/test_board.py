@@ -155,3 +155,13 @@ def test_a_pattern_going_on_beyond_the_lattice_is_no_board() -> None:
 
     with pytest.raises(BoardNotFound):
         locate_board(img)
+
+
+def test_a_fit_whose_corners_leave_the_image_does_not_crash() -> None:
+    """A wild start (corners mostly beyond the image edge) gives a fit with a low
+    score, not an OpenCV error on an empty region (seen on a fresh render)."""
+    scene = draw_scene(dict(START_COUNTS), default_corners((640, 360), 0, 0.0, 0.7), seed=3)
+    corners = np.array([[600.0, 300.0], [2600.0, 300.0], [2600.0, 1300.0], [600.0, 1300.0]])
+    fit = fit_top_face(scene.image, corners, DEFAULT.rectify.default_aspect)
+    assert fit.corners.shape == (4, 2) and np.isfinite(fit.corners).all()
+    assert fit.grid.score < DEFAULT.grid.min_lattice_score
