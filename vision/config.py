@@ -45,7 +45,7 @@ class LocateConfig:
     verify_finalists: int = 6  # this many best quads get the top-face lattice fit; the best fit wins (0: off)
     verify_pitch_px: float = 40.0  # lattice view pitch of that quick fit
     verify_passes: int = 3  # its lattice refits
-    verify_other_min: float = 1.0  # a finalist other than the best-ranked needs this fit
+    verify_other_min: float = 0.7  # a finalist other than the best-ranked needs this fit
     verify_enough: float = 1.0  # a finalist fitting this well ends the search
     # outline-free start (vision/pit_scan.py): pits found over the whole image
     pit_scan: bool = True  # used when no outline candidate holds a lattice
@@ -59,7 +59,7 @@ class LocateConfig:
     pit_scan_seeds: int = 6  # lattices grown from this many strongest candidates (per radius)
     pit_scan_tolerance: float = 0.3  # a neighbour is within this x the step of its prediction
     pit_scan_lattices: int = 4  # lattices fitted (best first)
-    pit_scan_min_score: float = 1.0  # PitGrid.score a pit-scan fit needs
+    pit_scan_min_score: float = 0.75  # PitGrid.score a pit-scan fit needs
 
 
 @dataclass(frozen=True)
