@@ -6,8 +6,9 @@ batch norms folded into the convolutions, as a list of operations: ``convK``
 (3x3, padding 1, then ReLU), ``pool`` (2x2 max), ``gap`` (global average),
 ``fcK`` (dense) and ``relu``. Input: the crop resized to ``INPUT`` x ``INPUT``
 BGR, standardised by its own mean and spread (so exposure does not matter).
-Output: logits over the counts 0..40; :func:`calibrated` turns them into
-probabilities at the fitted temperature, and :func:`widen` blurs the
+Output: logits over the counts 0..40, averaged over turned views of the crop
+(:meth:`CountNet.mean_logits`); :func:`calibrated` turns them into
+probabilities at the temperature fitted for that number of views, and :func:`widen` blurs the
 distributions of big heaps by the amounts fitted on held-out heaps
 (``python -m vision.train_cnn widen``; stored in the same file).
 """
@@ -71,13 +72,25 @@ def widen(p: np.ndarray, widen: float, widen_from: float, widen_up: float | None
 
 
 def _conv3(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """3x3 convolution, padding 1, NHWC input; ``w`` is (out, in, 3, 3)."""
+    """3x3 convolution, padding 1, NHWC input; ``w`` is (out, in, 3, 3).
+
+    The nine shifted copies of the input are laid side by side (im2col in
+    (dy, dx, channel) order, weights reordered to match) and multiplied at once."""
     n, h, wd, c = x.shape
     xp = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
-    cols = np.lib.stride_tricks.sliding_window_view(xp, (3, 3), axis=(1, 2))  # n,h,w,c,3,3
-    cols = cols.reshape(n * h * wd, c * 9)
-    out = cols @ w.reshape(w.shape[0], -1).T + b
+    cols = np.concatenate([xp[:, dy:dy + h, dx:dx + wd, :] for dy in range(3) for dx in range(3)],
+                          axis=-1).reshape(n * h * wd, 9 * c)
+    out = cols @ w.transpose(2, 3, 1, 0).reshape(9 * c, w.shape[0]) + b
     return out.reshape(n, h, wd, w.shape[0])
+
+
+def views_of(x: np.ndarray, k: int) -> np.ndarray:
+    """View ``k`` (0..7) of a batch (N, H, W, C): a quarter turn ``k % 4`` times, mirrored
+    first when ``k >= 4``. A pit seen from above has no preferred direction, so the
+    network's answers on these views are equally valid and are averaged."""
+    if k >= 4:
+        x = x[:, :, ::-1]
+    return np.ascontiguousarray(np.rot90(x, k % 4, axes=(1, 2)))
 
 
 class CountNet:
@@ -93,6 +106,10 @@ class CountNet:
         self.params = {k: data[k].astype(np.float32) for k in data.files
                        if k.endswith("_w") or k.endswith("_b")}
         self.temperature = float(data["temperature"])
+        # temperatures fitted for logits averaged over 1..8 views (optional in the file:
+        # ``python -m vision.train_cnn temper``); averaged logits are less extreme
+        self.temperatures = (tuple(float(t) for t in data["temperatures"])
+                             if "temperatures" in data.files else None)
         # heap widening (optional in the file): sd per seed above ``widen_from``
         self.widening = tuple(float(data[k]) if k in data.files else 0.0
                               for k in ("widen", "widen_from", "widen_up"))
@@ -117,10 +134,30 @@ class CountNet:
                 raise RuntimeError(f"counter model: unknown operation {op!r}")
         return h
 
-    def probabilities(self, crops: list[np.ndarray]) -> np.ndarray:
-        """Calibrated distributions (rows over 0..40) for square BGR uint8 crops."""
+    def mean_logits(self, x: np.ndarray, views: int = 1) -> np.ndarray:
+        """Logits averaged over the first ``views`` views of each input (:func:`views_of`:
+        1 = as given, 2 = and half a turn, 4 = the four quarter turns, 8 = and mirrored),
+        in batches of 32 (larger batches fall out of the CPU cache)."""
+        if not 1 <= views <= 8:
+            raise ValueError(f"views must be 1..8, not {views}")
+        order = (0, 2, 1, 3, 4, 6, 5, 7)[:views]  # 2 views: opposite turns, not neighbours
+        out = []
+        for i in range(0, len(x), 32):
+            part = x[i:i + 32]
+            out.append(np.mean([self.logits(views_of(part, k)) for k in order], axis=0))
+        return np.concatenate(out) if out else np.zeros((0, N_COUNTS), np.float32)
+
+    def probabilities(self, crops: list[np.ndarray], views: int = 1) -> np.ndarray:
+        """Calibrated distributions (rows over 0..40) for square BGR uint8 crops, the
+        logits averaged over ``views`` turned views of each crop (:meth:`mean_logits`)."""
         x = np.stack([preprocess(resize_input(c)) for c in crops])
-        return self.widened(calibrated(self.logits(x), self.temperature))
+        return self.widened(calibrated(self.mean_logits(x, views), self.temperature_for(views)))
+
+    def temperature_for(self, views: int) -> float:
+        """The softmax temperature fitted for logits averaged over ``views`` views."""
+        if self.temperatures is not None and 1 <= views <= len(self.temperatures):
+            return self.temperatures[views - 1]
+        return self.temperature
 
     def widened(self, p: np.ndarray) -> np.ndarray:
         """``p`` with this model's heap widening applied (:func:`widen`)."""

@@ -122,6 +122,12 @@ class GridConfig:
     peak_search_frac: float = 0.25  # each pit's rim is searched within +/- this x pitch (first pass)
     rim_radius_fracs: tuple[float, ...] = tuple(0.22 + 0.02 * i for i in range(13))  # pit radius / pitch
     rim_ratio_steps: tuple[float, ...] = (0.88, 0.94, 1.0, 1.06, 1.12)  # pit height / width in the view
+    # crop radius: where the rim evidence, going outwards from its peak, falls below this x
+    # the peak (the rim's outer edge; the peak is often on the bowl's shading inside it)
+    crop_rim_level: float = 0.7
+    crop_radius_max: float = 1.4  # ... at most this x the radius of most evidence
+    crop_recentre_frac: float = 0.15  # a pit's crop centre moves at most this x pitch from the lattice fit's
+    crop_recentre_min: float = 0.75  # ... on its own rim when that shows >= this x the pits' median
     slip_abs: float = 1.0  # slip: the outside line's rim evidence >= this x the lattice's median
     slip_rel: float = 3.0  # ... and >= this x that of the lattice's opposite line
     edge_empty: float = 0.2  # final check: an outer line of the lattice below this x its median rim evidence ...
@@ -141,6 +147,7 @@ class CountConfig:
 
     crop_size_px: int = 96  # square crop side given to the counter
     pit_fill: float = 0.85  # pit diameter / crop side (the counter's convention)
+    views: int = 2  # the counter's logits averaged over this many turned views of each crop (1, 2, 4, 8)
 
 
 @dataclass(frozen=True)

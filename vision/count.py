@@ -9,7 +9,9 @@ How: a small convolutional network (:mod:`vision.cnn`, numpy inference,
 weights in ``vision/models/counter_cnn.npz``, trained by ``python -m
 vision.train_cnn`` on procedural crops from :mod:`vision.synth_pits` and pits
 cut from photoreal renders) maps the crop, resized to 64 px and standardised,
-to probabilities over the counts at a fitted temperature. It was trained on
+to probabilities over the counts at a fitted temperature, averaged over the
+crop's four quarter turns (a pit has no preferred direction; the average is
+more often right than any one view). It was trained on
 soft targets that widen with the count, because heaped seeds hide each other.
 
 A :class:`SeedLook` learned at calibration from the start position (known
@@ -27,6 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from vision.cnn import load_net
+from vision.config import CountConfig
 from vision.features import PIT_MASK_T, SIZE, TEMPLATE, prepare, small_lab
 
 MAX_COUNT = 40
@@ -236,17 +239,22 @@ def _result(p: np.ndarray, seeds: float | None = None) -> PitCount:
     return PitCount(k, p, float(p[k]))
 
 
-def count_pit(crop_bgr: np.ndarray, look: SeedLook | None = None) -> PitCount:
-    """Count the seeds in one square pit crop (BGR uint8); see the module doc."""
-    return count_pits([crop_bgr], look)[0]
+def count_pit(crop_bgr: np.ndarray, look: SeedLook | None = None,
+              views: int | None = None) -> PitCount:
+    """Count the seeds in one square pit crop (BGR uint8); see the module doc.
+
+    ``views``: the network's answers on this many quarter turns of the crop are
+    averaged (default ``CountConfig.views``; 1 is fastest)."""
+    return count_pits([crop_bgr], look, views)[0]
 
 
-def count_pits(crops: Sequence[np.ndarray], look: SeedLook | None = None) -> list[PitCount]:
-    """:func:`count_pit` for many crops with one network pass."""
+def count_pits(crops: Sequence[np.ndarray], look: SeedLook | None = None,
+               views: int | None = None) -> list[PitCount]:
+    """:func:`count_pit` for many crops, batched."""
     if not crops:
         return []
     squares = [_square(_check_crop(c)) for c in crops]
-    probs = load_net().probabilities(squares)
+    probs = load_net().probabilities(squares, CountConfig.views if views is None else views)
     if look is None or look.empty is None:
         return [_result(p) for p in probs]
     seeds = [look.changed_seeds(prepare(c)) for c in squares]

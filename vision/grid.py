@@ -34,6 +34,9 @@ class PitGrid:
     radius: tuple[float, float]  # pit radius (x, y) in this view, px
     anisotropy: float  # pit height / width in this view (true aspect = view aspect * this)
     inliers: int  # pits that agree with the lattice fit
+    # radius (x, y) to cut the counter's crops with: the rim's outer edge (the radius of
+    # most evidence often lies on the bowl's shading inside it); None: ``radius``
+    crop_radius: tuple[float, float] | None = None
 
 
 def gradient_magnitude(image: np.ndarray) -> np.ndarray:

@@ -80,13 +80,10 @@ class Recognition:
         return cls({}, {}, {}, [], ["board_not_found", f"reason:{reason}"], timings)
 
 
-def _default_counter(crops: Sequence[np.ndarray], look: Any) -> Sequence[Any]:
-    from vision import count
+def _default_counter(crops: Sequence[np.ndarray], look: Any, views: int) -> Sequence[Any]:
+    from vision.count import count_pits
 
-    batch = getattr(count, "count_pits", None)
-    if batch is not None:
-        return batch(crops, look)
-    return [count.count_pit(c, look) for c in crops]
+    return count_pits(crops, look, views)
 
 
 def _seed_look(profile: BoardProfile | None) -> Any:
@@ -105,7 +102,8 @@ def pit_crops(image: np.ndarray, hmat: np.ndarray, grid: PitGrid, cfg: VisionCon
     along both axes (the view's pit radii (rx, ry) are made equal).
     """
     size = cfg.count.crop_size_px
-    hx, hy = (r / cfg.count.pit_fill for r in grid.radius)  # canonical px, centre to crop edge
+    # canonical px, centre to crop edge; the rim's outer edge where the fit measured it
+    hx, hy = (r / cfg.count.pit_fill for r in (grid.crop_radius or grid.radius))
     inv = np.linalg.inv(hmat)
     crops = []
     for name in HOLES:
@@ -183,7 +181,9 @@ def recognize(
             return Recognition.not_found(reason, timings)
         raise BoardNotFound(reason)
     crops = pit_crops(image, hmat, grid, cfg)
-    results = (counter or _default_counter)(crops, _seed_look(profile))
+    look = _seed_look(profile)
+    results = (counter(crops, look) if counter is not None
+               else _default_counter(crops, look, cfg.count.views))
     probs = np.array([np.asarray(r.probabilities, np.float64) for r in results])
     lap("count")
     rim_by_hole = {n: grid.rim[HOLE_CELL[n]] for n in HOLES}

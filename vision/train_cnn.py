@@ -5,6 +5,7 @@ Subcommands::
     python -m vision.train_cnn gen PROC.npz --n 20000 --seed 1        # procedural crops
     python -m vision.train_cnn photo PHOTO.npz DIR [DIR ...] [--every K]  # cut photoreal pits
     python -m vision.train_cnn fit --data PROC.npz PHOTO.npz --val VAL.npz --out MODEL.npz
+    python -m vision.train_cnn temper MODEL.npz VAL.npz [...]            # temperatures per view count
     python -m vision.train_cnn widen MODEL.npz HELDOUT.npz [...]         # fit the heap widening
 
 ``gen`` draws crops with :mod:`vision.synth_pits` (a new random style every 4
@@ -19,6 +20,8 @@ grid is a few pixels off and real crops are framed by hand), a soft ordinal
 target (a Gaussian around the true count, wider for heaps: hidden seeds make
 the exact count unknowable), keeps the epoch with the best held-out loss,
 fits a temperature on the held-out set, and writes the folded weights.
+``temper`` fits the temperatures for logits averaged over 1..8 turned views
+(inference averages ``CountConfig.views`` of them; averages are less extreme).
 ``widen`` fits :func:`vision.cnn.widen`'s blur of big heaps on pits the model
 never saw (the network underestimates heaps and is too sure of them) so that
 the 90 % interval holds the truth for 95 % of heaps of 16+, and stores it in
@@ -37,6 +40,7 @@ import cv2
 import numpy as np
 
 from vision.cnn import INPUT, N_COUNTS, calibrated, preprocess, resize_input
+from vision.config import CountConfig
 from vision.synth_pits import random_style, render_pit
 
 STORE = 96  # stored crop side
@@ -307,12 +311,13 @@ def fit(data: list[Path], val: list[Path], out: Path, epochs: int, width: int, s
                                     "best_val": best})
             print(f"wrote {out} (epoch {ep + 1}, temperature {temp:.3f})", file=sys.stderr, flush=True)
     assert best_state is not None
+    print(set_temperatures(out, val), file=sys.stderr, flush=True)
 
 
 def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
     """The softmax temperature minimising held-out negative log-likelihood (grid search)."""
     best_t, best_nll = 1.0, float("inf")
-    for t in np.exp(np.linspace(np.log(0.5), np.log(4.0), 41)):
+    for t in np.exp(np.linspace(np.log(0.25), np.log(4.0), 57)):
         p = calibrated(logits, float(t))
         nll = float(-np.log(p[np.arange(len(y)), y] + 1e-12).mean())
         if nll < best_nll:
@@ -353,9 +358,28 @@ def fit_widening(p: np.ndarray, y: np.ndarray, target: float = 0.95) -> tuple[tu
                      f"16+ covered {cover:.3f} (n={int(big.sum())}), log loss {nll:.3f}")
 
 
-def set_widening(model: Path, data: list[Path], target: float = 0.95) -> str:
-    """Fit the heap widening of ``model`` on the pits in ``data`` (``photo`` files) and
-    store it in the model file."""
+def set_temperatures(model: Path, data: list[Path]) -> str:
+    """Fit the softmax temperature of ``model`` for logits averaged over 1..8 views
+    (:meth:`vision.cnn.CountNet.mean_logits`) on the pits in ``data`` (held out from
+    training), and store them in the model file as ``temperatures``."""
+    from vision.cnn import CountNet
+
+    net = CountNet(model)
+    parts = [dict(np.load(d)) for d in data]
+    x = np.stack([preprocess(centre(c)) for part in parts for c in part["crops"]])
+    y = np.concatenate([part["y"] for part in parts]).astype(np.int64)
+    temps = [fit_temperature(net.mean_logits(x, v), y) for v in range(1, 9)]
+    arrays = dict(np.load(model))
+    arrays.update(temperatures=np.asarray(temps, np.float32))
+    np.savez_compressed(model, **arrays)
+    return "temperatures for 1..8 views: " + " ".join(f"{t:.3f}" for t in temps)
+
+
+def set_widening(model: Path, data: list[Path], target: float = 0.95, views: int = 4) -> str:
+    """Fit the heap widening of ``model`` on the pits in ``data`` (``photo`` files), with
+    the logits averaged over ``views`` views as the pipeline runs it, and store it in
+    the model file (run :func:`set_temperatures` first: the widening is fitted on
+    calibrated distributions)."""
     from vision.cnn import CountNet
 
     net = CountNet(model)
@@ -363,7 +387,8 @@ def set_widening(model: Path, data: list[Path], target: float = 0.95) -> str:
     parts = [dict(np.load(d)) for d in data]
     crops = [c for part in parts for c in part["crops"]]
     y = np.concatenate([part["y"] for part in parts]).astype(np.int64)
-    p = np.concatenate([net.probabilities(crops[i:i + 256]) for i in range(0, len(crops), 256)])
+    p = np.concatenate([net.probabilities(crops[i:i + 256], views)
+                        for i in range(0, len(crops), 256)])
     setting, line = fit_widening(p, y, target)
     arrays = dict(np.load(model))
     arrays.update(widen=np.float32(setting[0]), widen_from=np.float32(setting[1]),
@@ -399,14 +424,21 @@ def main(argv: list[str] | None = None) -> int:
                    help="start from this exported model (fine-tuning; batch norms frozen)")
     f.add_argument("--max-lr", type=float, default=3e-3,
                    help="peak learning rate (default 3e-3; ~5e-4 to fine-tune)")
+    tp = sub.add_parser("temper", help="fit a model's temperatures for 1..8 averaged views")
+    tp.add_argument("model", type=Path)
+    tp.add_argument("data", type=Path, nargs="+", help="photo files never used to train the model")
     wd = sub.add_parser("widen", help="fit a model's heap widening on held-out pits")
     wd.add_argument("model", type=Path)
     wd.add_argument("data", type=Path, nargs="+", help="photo files never used to train the model")
     wd.add_argument("--target", type=float, default=0.95,
                     help="share of 16+ pits the 90%% interval should hold (default 0.95)")
+    wd.add_argument("--views", type=int, default=CountConfig.views,
+                    help="views averaged, as the pipeline does (default %(default)s)")
     args = ap.parse_args(argv)
     if args.cmd == "widen":
-        print(set_widening(args.model, args.data, args.target))
+        print(set_widening(args.model, args.data, args.target, args.views))
+    elif args.cmd == "temper":
+        print(set_temperatures(args.model, args.data))
     elif args.cmd == "gen":
         np.savez(args.out, **generate(args.n, args.seed))  # type: ignore[arg-type]
     elif args.cmd == "photo":

@@ -1,0 +1,120 @@
+"""The counter network's numpy inference: convolution, turned views, per-view temperatures."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from drawn_pit import drawn_pit
+
+from vision.cnn import MODEL_PATH, CountNet, _conv3, views_of
+from vision.count import count_pit, count_pits
+
+
+def naive_conv3(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Textbook 3x3 convolution (cross-correlation), zero padding 1, NHWC, w (out, in, 3, 3)."""
+    n, h, wd, c = x.shape
+    xp = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0))).astype(np.float64)
+    out = np.zeros((n, h, wd, w.shape[0]))
+    for dy in range(3):
+        for dx in range(3):
+            # out[.., y, x, o] += sum_c xp[.., y + dy, x + dx, c] * w[o, c, dy, dx]
+            out += np.einsum("nhwc,oc->nhwo", xp[:, dy:dy + h, dx:dx + wd, :], w[:, :, dy, dx])
+    return out + b
+
+
+def test_conv3_matches_the_textbook_convolution() -> None:
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(2, 7, 5, 3)).astype(np.float32)
+    w = rng.normal(size=(4, 3, 3, 3)).astype(np.float32)
+    b = rng.normal(size=4).astype(np.float32)
+    assert np.allclose(_conv3(x, w, b), naive_conv3(x, w, b), atol=1e-4)
+
+
+def test_conv3_is_not_symmetric_in_its_kernel() -> None:
+    # A kernel with a single tap at (dy, dx) = (0, 2) reads the pixel up and to the right.
+    x = np.zeros((1, 5, 5, 1), np.float32)
+    x[0, 1, 3, 0] = 1.0
+    w = np.zeros((1, 1, 3, 3), np.float32)
+    w[0, 0, 0, 2] = 1.0
+    out = _conv3(x, w, np.zeros(1, np.float32))[0, :, :, 0]
+    assert out[2, 2] == 1.0 and out.sum() == 1.0
+
+
+def test_views_are_the_eight_turns_and_mirrors() -> None:
+    x = np.arange(2 * 3 * 3 * 1, dtype=np.float32).reshape(2, 3, 3, 1)
+    views = [views_of(x, k) for k in range(8)]
+    assert np.array_equal(views[0], x)
+    # a quarter turn four times is the identity; view 2 is half a turn
+    assert np.array_equal(views_of(views_of(views_of(views_of(x, 1), 1), 1), 1), x)
+    assert np.array_equal(views[2], x[:, ::-1, ::-1])
+    assert np.array_equal(views[4], x[:, :, ::-1])  # mirrored left-right
+    flat = {v.tobytes() for v in views}
+    assert len(flat) == 8  # all different for a pattern without symmetry
+    for v in views:  # each is a rearrangement of the same pixels
+        assert np.array_equal(np.sort(v.ravel()), np.sort(x.ravel()))
+
+
+def test_one_view_is_the_plain_network() -> None:
+    net = CountNet()
+    x = np.random.default_rng(1).normal(size=(3, 64, 64, 3)).astype(np.float32)
+    assert np.allclose(net.mean_logits(x, 1), net.logits(x))
+
+
+def test_four_views_do_not_depend_on_how_the_crop_is_turned() -> None:
+    """The averaged answer is the same for a crop and the crop turned by a quarter turn
+    (a pit has no preferred direction); a single view is not (checked, so the test
+    can fail)."""
+    net = CountNet()
+    x = np.random.default_rng(2).normal(size=(2, 64, 64, 3)).astype(np.float32)
+    turned = views_of(x, 1)
+    assert np.allclose(net.mean_logits(x, 4), net.mean_logits(turned, 4), atol=1e-4)
+    assert not np.allclose(net.logits(x), net.logits(turned), atol=1e-3)
+
+
+def test_count_pit_with_views_is_turn_invariant() -> None:
+    crop = drawn_pit(3, rng_seed=5)
+    a = count_pit(crop, views=4)
+    b = count_pit(np.ascontiguousarray(np.rot90(crop)), views=4)
+    assert np.allclose(a.probabilities, b.probabilities, atol=1e-6)
+    assert abs(a.count - 3) <= 1
+
+
+def test_batches_of_more_than_32_match_one_by_one() -> None:
+    crops = [drawn_pit(n % 5, rng_seed=n) for n in range(35)]
+    batch = count_pits(crops, views=2)
+    for crop, r in zip(crops[30:], batch[30:], strict=True):
+        assert np.allclose(count_pit(crop, views=2).probabilities, r.probabilities)
+
+
+@pytest.mark.parametrize("views", [0, 9])
+def test_views_out_of_range_raise(views: int) -> None:
+    with pytest.raises(ValueError, match="views must be 1..8"):
+        CountNet().mean_logits(np.zeros((1, 64, 64, 3), np.float32), views)
+
+
+def test_temperature_per_view_count(tmp_path: Path) -> None:
+    from vision.train_cnn import set_temperatures
+
+    model = tmp_path / "m.npz"
+    shutil.copy(MODEL_PATH, model)
+    arrays = dict(np.load(model))
+    arrays.pop("temperatures", None)
+    np.savez_compressed(model, **arrays)
+    net = CountNet(model)
+    assert net.temperatures is None and net.temperature_for(4) == net.temperature
+
+    # held-out pits: drawn pits of known counts
+    counts = np.array([0, 1, 2, 3, 4, 5] * 4, np.int16)
+    crops = np.stack([drawn_pit(int(n), rng_seed=100 + i) for i, n in enumerate(counts)])
+    data = tmp_path / "val.npz"
+    np.savez(data, crops=crops, y=counts, style=np.zeros(len(counts), np.int64))
+    line = set_temperatures(model, [data])
+    assert line.startswith("temperatures for 1..8 views:")
+    net = CountNet(model)
+    assert net.temperatures is not None and len(net.temperatures) == 8
+    assert all(0.25 <= t <= 4.0 for t in net.temperatures)
+    assert net.temperature_for(4) == net.temperatures[3]
+    assert net.temperature_for(1) == net.temperatures[0]
