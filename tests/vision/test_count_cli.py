@@ -18,7 +18,7 @@ def test_prints_most_likely_count(tmp_path: Path, capsys: pytest.CaptureFixture[
     crop = drawn_pit(3)
     cv2.imwrite(str(path), crop)
     assert main(["count-pit", str(path)]) == 0
-    assert capsys.readouterr().out.strip() == str(count_pit(crop).count)
+    assert capsys.readouterr().out.strip() == str(count_pit(crop, views=8).count)
 
 
 def test_json_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -27,11 +27,32 @@ def test_json_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert main(["count-pit", str(path), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert set(out) == {"count", "probabilities", "confidence"}
-    assert out["count"] == count_pit(cv2.imread(str(path))).count
+    assert out["count"] == count_pit(cv2.imread(str(path)), views=8).count
     assert out["probabilities"].index(max(out["probabilities"])) == out["count"]
     assert len(out["probabilities"]) == 41
     assert sum(out["probabilities"]) == pytest.approx(1.0, abs=1e-4)
     assert 0.0 <= out["confidence"] <= 1.0
+
+
+def test_views_option_is_passed_to_the_counter(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "pit.png"
+    crop = drawn_pit(4, rng_seed=7)
+    cv2.imwrite(str(path), crop)
+    for views in (1, 8):
+        assert main(["count-pit", str(path), "--json", "--views", str(views)]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["probabilities"] == pytest.approx(
+            count_pit(crop, views=views).probabilities.tolist(), abs=1e-6)
+
+
+def test_views_out_of_range_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "pit.png"
+    cv2.imwrite(str(path), drawn_pit(1))
+    with pytest.raises(SystemExit) as exc:
+        main(["count-pit", str(path), "--views", "9"])
+    assert exc.value.code == 2
+    assert "--views" in capsys.readouterr().err
 
 
 def test_non_image_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -61,6 +61,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     k.add_argument("image", help="square crop of one pit (JPEG/PNG)")
     k.add_argument("--json", action="store_true", help="print count, probabilities and confidence")
+    k.add_argument("--views", type=int, default=8, choices=range(1, 9), metavar="{1..8}",
+                   help="average the counter over this many turned and mirrored views of the "
+                        "crop (default 8: one crop is quick)")
     k.set_defaults(func=_count_pit)
     # ------------------------------------------------------------------------
 
@@ -113,7 +116,7 @@ def _calibrate(args: argparse.Namespace) -> int:
 def _count_pit(args: argparse.Namespace) -> int:
     from vision.count import count_pit
 
-    result = count_pit(_read(args.image))
+    result = count_pit(_read(args.image), views=args.views)
     if args.json:
         print(json.dumps(result.to_json()))
     else:
