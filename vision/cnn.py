@@ -121,9 +121,9 @@ class CountNet:
         for op in self.ops:
             if op.startswith("conv"):
                 h = np.maximum(_conv3(h, self.params[op + "_w"], self.params[op + "_b"]), 0.0)
-            elif op == "pool":
-                n, hh, ww, c = h.shape
-                h = h.reshape(n, hh // 2, 2, ww // 2, 2, c).max(axis=(2, 4))
+            elif op == "pool":  # 2 x 2 max (the four strided quarters: faster than a reshape)
+                h = np.maximum(np.maximum(h[:, 0::2, 0::2], h[:, 1::2, 0::2]),
+                               np.maximum(h[:, 0::2, 1::2], h[:, 1::2, 1::2]))
             elif op == "gap":
                 h = h.mean(axis=(1, 2))
             elif op.startswith("fc"):
