@@ -308,7 +308,8 @@ def fit(data: list[Path], val: list[Path], out: Path, epochs: int, width: int, s
             export(net, temp, out, {"data": [str(p) for p in data], "val": [str(p) for p in val],
                                     "epochs": epochs, "epochs_done": ep + 1, "width": width,
                                     "seed": seed, "photo_weight": photo_weight, "balance": balance,
-                                    "best_val": best})
+                                    "best_val": best, "init": str(init) if init else None,
+                                    "max_lr": max_lr})
             print(f"wrote {out} (epoch {ep + 1}, temperature {temp:.3f})", file=sys.stderr, flush=True)
     assert best_state is not None
     print(set_temperatures(out, val), file=sys.stderr, flush=True)
