@@ -25,7 +25,7 @@ from vision.config import DEFAULT, VisionConfig
 from vision.decode import decode
 from vision.errors import BoardNotFound
 from vision.grid import PitGrid
-from vision.holes import HOLE_CELL, HOLES, nested
+from vision.holes import HOLE_CELL, HOLES, NYUMBA, nested
 from vision.io import check_image
 from vision.locate import BoardQuad, given_corners, locate_board
 from vision.profile import BoardProfile
@@ -80,10 +80,19 @@ class Recognition:
         return cls({}, {}, {}, [], ["board_not_found", f"reason:{reason}"], timings)
 
 
-def _default_counter(crops: Sequence[np.ndarray], look: Any, views: int) -> Sequence[Any]:
+def _default_counter(crops: Sequence[np.ndarray], look: Any, views: int,
+                     nyumba_views: int | None = None) -> Sequence[Any]:
+    """:func:`vision.count.count_pits` on the 32 crops (``HOLES`` order), the two nyumba
+    with ``nyumba_views`` views (the square pits are the counter's weakest; two crops
+    are cheap to look at from every side)."""
     from vision.count import count_pits
 
-    return count_pits(crops, look, views)
+    results = list(count_pits(crops, look, views))
+    if nyumba_views is not None and nyumba_views != views and len(crops) == len(HOLES):
+        idx = [HOLES.index(n) for n in NYUMBA]
+        for i, r in zip(idx, count_pits([crops[i] for i in idx], look, nyumba_views), strict=True):
+            results[i] = r
+    return results
 
 
 def _seed_look(profile: BoardProfile | None) -> Any:
@@ -183,7 +192,7 @@ def recognize(
     crops = pit_crops(image, hmat, grid, cfg)
     look = _seed_look(profile)
     results = (counter(crops, look) if counter is not None
-               else _default_counter(crops, look, cfg.count.views))
+               else _default_counter(crops, look, cfg.count.views, cfg.count.nyumba_views))
     probs = np.array([np.asarray(r.probabilities, np.float64) for r in results])
     lap("count")
     rim_by_hole = {n: grid.rim[HOLE_CELL[n]] for n in HOLES}
