@@ -83,8 +83,10 @@ def generate(n: int, seed: int, per_style: int = 4) -> dict[str, np.ndarray]:
             "style": np.asarray(sid, np.int64)}
 
 
-def photo(folders: list[Path], every: int = 1) -> dict[str, np.ndarray]:
-    """Every visible pit of the labelled renders in ``folders`` (one image in ``every``)."""
+def photo(folders: list[Path], every: int = 1, holes: set[str] | None = None) -> dict[str, np.ndarray]:
+    """Every visible pit of the labelled renders in ``folders`` (one image in ``every``);
+    only the pits named in ``holes`` when given (e.g. the square nyumba, to add more of
+    them to the training mix)."""
     from vision.count_data import image_number, image_pits, labelled_images
 
     crops, ys, sid = [], [], []
@@ -92,10 +94,14 @@ def photo(folders: list[Path], every: int = 1) -> dict[str, np.ndarray]:
         for k, (lp, img, label) in enumerate(labelled_images(folder)):
             if k % every:
                 continue
-            _, cs, counts = image_pits(img, label)
-            crops += [_store(c) for c in cs]
-            ys += counts
-            sid += [-(fi + 1) * 100_000 - image_number(lp)] * len(cs)
+            names, cs, counts = image_pits(img, label)
+            pick = [i for i, n in enumerate(names) if holes is None or n in holes]
+            crops += [_store(cs[i]) for i in pick]
+            ys += [counts[i] for i in pick]
+            sid += [-(fi + 1) * 100_000 - image_number(lp)] * len(pick)
+    if not crops:
+        raise SystemExit(f"no labelled pits in {', '.join(map(str, folders))}"
+                         + (f" named {', '.join(sorted(holes))}" if holes else ""))
     return {"crops": np.stack(crops), "y": np.asarray(ys, np.int16),
             "style": np.asarray(sid, np.int64)}
 
@@ -409,6 +415,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("out", type=Path)
     p.add_argument("folders", type=Path, nargs="+")
     p.add_argument("--every", type=int, default=1)
+    p.add_argument("--holes", default=None,
+                   help="only these pits, comma-separated (e.g. A5,a5: the square nyumba)")
     f = sub.add_parser("fit", help="train and export (needs torch)")
     f.add_argument("--data", type=Path, nargs="+", required=True)
     f.add_argument("--val", type=Path, nargs="+", required=True)
@@ -443,7 +451,8 @@ def main(argv: list[str] | None = None) -> int:
     elif args.cmd == "gen":
         np.savez(args.out, **generate(args.n, args.seed))  # type: ignore[arg-type]
     elif args.cmd == "photo":
-        d = photo(args.folders, args.every)
+        d = photo(args.folders, args.every,
+                  set(args.holes.split(",")) if args.holes else None)
         np.savez(args.out, **d)  # type: ignore[arg-type]
         print(f"wrote {args.out}: {len(d['y'])} pits", file=sys.stderr)
     else:

@@ -133,3 +133,25 @@ def test_pipeline_counts_the_nyumba_from_more_views() -> None:
     # the nyumba's 8-view reading differs from its 1-view one (so the test can fail)
     i = HOLES.index("A5")
     assert not np.allclose(got[i].probabilities, count_pit(crops[i], views=1).probabilities)
+
+
+def test_photo_cuts_only_the_named_pits(tmp_path: Path) -> None:
+    """train_cnn photo --holes A5,a5: the nyumba's crops with the label's counts."""
+    import json
+
+    from vision.count_data import label_counts
+    from vision.train_cnn import photo
+
+    src = Path(__file__).resolve().parents[2] / "sample_images" / "singles"
+    for ext in ("jpg", "json"):
+        shutil.copy(src / f"synth_1_0003.{ext}", tmp_path / f"synth_1_0003.{ext}")
+    label = json.loads((tmp_path / "synth_1_0003.json").read_text())
+    counts = label_counts(label["position"])
+    hidden = set(label.get("occluded_pits") or [])
+    want = [counts[n] for n in ("A5", "a5") if n not in hidden]
+    data = photo([tmp_path], holes={"A5", "a5"})
+    assert sorted(data["y"].tolist()) == sorted(want)
+    assert data["crops"].shape[1:] == (96, 96, 3)
+    assert len(photo([tmp_path])["y"]) > len(want)  # all pits without --holes
+    with pytest.raises(SystemExit, match="named"):
+        photo([tmp_path], holes={"Z9"})
