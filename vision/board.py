@@ -217,7 +217,7 @@ def rim_centres(gx: np.ndarray, gy: np.ndarray, centres: np.ndarray, radius: tup
     good = (ev >= cfg.crop_recentre_min * max(float(np.median(ev)), 0.0)) & (ev > 0) \
         & (np.linalg.norm(shift, axis=1) <= limit)
     if good.sum() < 8:  # too few pits seen well to say anything
-        return centres, _outer_radius(gx, gy, pts, radius, cfg)
+        return centres, outer
     shift = np.where(good[:, None], shift, np.median(shift[good], axis=0))
     new = pts + shift
     return new.reshape(centres.shape), _outer_radius(gx, gy, new, radius, cfg)

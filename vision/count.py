@@ -9,9 +9,10 @@ How: a small convolutional network (:mod:`vision.cnn`, numpy inference,
 weights in ``vision/models/counter_cnn.npz``, trained by ``python -m
 vision.train_cnn`` on procedural crops from :mod:`vision.synth_pits` and pits
 cut from photoreal renders) maps the crop, resized to 64 px and standardised,
-to probabilities over the counts at a fitted temperature, averaged over the
-crop's four quarter turns (a pit has no preferred direction; the average is
-more often right than any one view). It was trained on
+to probabilities over the counts at a fitted temperature; ``views`` > 1
+averages its logits over turned (and mirrored) copies of the crop, since a pit
+has no preferred direction (``CountConfig.views``, 1 by default for speed;
+``bao count-pit`` uses 8). It was trained on
 soft targets that widen with the count, because heaped seeds hide each other.
 
 A :class:`SeedLook` learned at calibration from the start position (known
@@ -243,8 +244,8 @@ def count_pit(crop_bgr: np.ndarray, look: SeedLook | None = None,
               views: int | None = None) -> PitCount:
     """Count the seeds in one square pit crop (BGR uint8); see the module doc.
 
-    ``views``: the network's answers on this many quarter turns of the crop are
-    averaged (default ``CountConfig.views``; 1 is fastest)."""
+    ``views``: the network's answers on this many turned (from 5 on, also mirrored)
+    copies of the crop are averaged (default ``CountConfig.views``; 1 is fastest)."""
     return count_pits([crop_bgr], look, views)[0]
 
 

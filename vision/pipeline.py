@@ -87,10 +87,13 @@ def _default_counter(crops: Sequence[np.ndarray], look: Any, views: int,
     are cheap to look at from every side)."""
     from vision.count import count_pits
 
-    results = list(count_pits(crops, look, views))
-    if nyumba_views is not None and nyumba_views != views and len(crops) == len(HOLES):
-        idx = [HOLES.index(n) for n in NYUMBA]
-        for i, r in zip(idx, count_pits([crops[i] for i in idx], look, nyumba_views), strict=True):
+    if nyumba_views is None or nyumba_views == views or len(crops) != len(HOLES):
+        return count_pits(crops, look, views)
+    # each crop through the network once: the round pits at ``views``, the nyumba at theirs
+    groups = ([i for i, n in enumerate(HOLES) if n not in NYUMBA], [HOLES.index(n) for n in NYUMBA])
+    results: list[Any] = [None] * len(crops)
+    for idx, v in zip(groups, (views, nyumba_views), strict=True):
+        for i, r in zip(idx, count_pits([crops[i] for i in idx], look, v), strict=True):
             results[i] = r
     return results
 

@@ -382,7 +382,8 @@ def set_temperatures(model: Path, data: list[Path]) -> str:
     return "temperatures for 1..8 views: " + " ".join(f"{t:.3f}" for t in temps)
 
 
-def set_widening(model: Path, data: list[Path], target: float = 0.95, views: int = 4) -> str:
+def set_widening(model: Path, data: list[Path], target: float = 0.95,
+                 views: int = CountConfig.views) -> str:
     """Fit the heap widening of ``model`` on the pits in ``data`` (``photo`` files), with
     the logits averaged over ``views`` views as the pipeline runs it, and store it in
     the model file (run :func:`set_temperatures` first: the widening is fitted on
