@@ -34,6 +34,7 @@ import argparse
 import math
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import cv2
@@ -319,6 +320,26 @@ def fit(data: list[Path], val: list[Path], out: Path, epochs: int, width: int, s
             print(f"wrote {out} (epoch {ep + 1}, temperature {temp:.3f})", file=sys.stderr, flush=True)
     assert best_state is not None
     print(set_temperatures(out, val), file=sys.stderr, flush=True)
+    print(f"wrote {write_onnx(out)}", file=sys.stderr, flush=True)
+
+
+def write_onnx(model: Path, out: Path | None = None) -> Path:
+    """Write an exported model's network (``model``, .npz) as ONNX, by default beside
+    it with the same stem, for OpenCV's dnn module (:class:`vision.cnn.CountNet` uses
+    it when it gives the same logits). Needs torch and onnx."""
+    import torch
+
+    data = np.load(model)
+    net = _net(int(data["conv0_w"].shape[0]))
+    load_exported(net, model)
+    net.eval()
+    out = model.with_suffix(".onnx") if out is None else out
+    with warnings.catch_warnings():  # (the TorchScript exporter is deprecated; it needs
+        warnings.simplefilter("ignore", DeprecationWarning)  # no onnxscript)
+        torch.onnx.export(net, (torch.zeros(2, 3, INPUT, INPUT),), str(out), dynamo=False,
+                          input_names=["x"], output_names=["logits"], opset_version=13,
+                          dynamic_axes={"x": {0: "n"}, "logits": {0: "n"}})
+    return out
 
 
 def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
@@ -437,6 +458,8 @@ def main(argv: list[str] | None = None) -> int:
     tp = sub.add_parser("temper", help="fit a model's temperatures for 1..8 averaged views")
     tp.add_argument("model", type=Path)
     tp.add_argument("data", type=Path, nargs="+", help="photo files never used to train the model")
+    ox = sub.add_parser("onnx", help="write a model's network as ONNX beside it (needs onnx)")
+    ox.add_argument("model", type=Path)
     wd = sub.add_parser("widen", help="fit a model's heap widening on held-out pits")
     wd.add_argument("model", type=Path)
     wd.add_argument("data", type=Path, nargs="+", help="photo files never used to train the model")
@@ -445,7 +468,9 @@ def main(argv: list[str] | None = None) -> int:
     wd.add_argument("--views", type=int, default=CountConfig.views,
                     help="views averaged, as the pipeline does (default %(default)s)")
     args = ap.parse_args(argv)
-    if args.cmd == "widen":
+    if args.cmd == "onnx":
+        print(f"wrote {write_onnx(args.model)}")
+    elif args.cmd == "widen":
         print(set_widening(args.model, args.data, args.target, args.views))
     elif args.cmd == "temper":
         print(set_temperatures(args.model, args.data))

@@ -155,3 +155,47 @@ def test_photo_cuts_only_the_named_pits(tmp_path: Path) -> None:
     assert len(photo([tmp_path])["y"]) > len(want)  # all pits without --holes
     with pytest.raises(SystemExit, match="named"):
         photo([tmp_path], holes={"Z9"})
+
+
+def test_shipped_onnx_network_runs_and_gives_the_numpy_logits() -> None:
+    # The package ships counter_cnn.onnx beside the weights; OpenCV runs it. A model
+    # retrained without rewriting it (python -m vision.train_cnn onnx) fails here.
+    fast = CountNet(MODEL_PATH)
+    slow = CountNet(MODEL_PATH, backend="numpy")
+    assert (fast.backend, slow.backend) == ("opencv", "numpy")
+    rng = np.random.default_rng(3)
+    for n in (1, 33):
+        x = rng.normal(size=(n, 64, 64, 3)).astype(np.float32)
+        a, b = fast.logits(x), slow.logits(x)
+        assert a.shape == b.shape == (n, 41)
+        assert np.abs(a - b).max() < 1e-3
+    crop = drawn_pit(4, rng_seed=2)
+    assert np.allclose(fast.probabilities([crop], views=2), slow.probabilities([crop], views=2),
+                       atol=1e-4)
+
+
+def test_stale_onnx_network_is_not_used(tmp_path: Path) -> None:
+    # Weights changed but the ONNX file beside them not: the numpy network is used,
+    # with a warning naming the file; asking for OpenCV is an error.
+    data = dict(np.load(MODEL_PATH))
+    data["conv0_b"] = data["conv0_b"] + 0.5
+    np.savez(tmp_path / "m.npz", **data)
+    shutil.copy(MODEL_PATH.with_suffix(".onnx"), tmp_path / "m.onnx")
+    with pytest.warns(RuntimeWarning, match="m.onnx gives other logits"):
+        net = CountNet(tmp_path / "m.npz")
+    assert net.backend == "numpy"
+    with pytest.raises(RuntimeError, match="other logits"):
+        CountNet(tmp_path / "m.npz", backend="opencv")
+
+
+def test_missing_onnx_network_falls_back_to_numpy_quietly(tmp_path: Path) -> None:
+    shutil.copy(MODEL_PATH, tmp_path / "m.npz")
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        net = CountNet(tmp_path / "m.npz")
+    assert net.backend == "numpy"
+    with pytest.raises(RuntimeError, match="missing"):
+        CountNet(tmp_path / "m.npz", backend="opencv")
+    with pytest.raises(ValueError, match="backend"):
+        CountNet(tmp_path / "m.npz", backend="torch")
