@@ -142,7 +142,7 @@ class CountNet:
             problem, stale = self._load_onnx(Path(path).with_suffix(".onnx"))
             if problem is not None and backend == "opencv":
                 raise RuntimeError(problem)
-            if stale:  # a file that is there but wrong is a mistake worth hearing of
+            if problem is not None and stale:  # a file there but wrong: worth hearing of
                 warnings.warn(problem, RuntimeWarning, stacklevel=2)
 
     def _load_onnx(self, onnx: Path) -> tuple[str | None, bool]:
