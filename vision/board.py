@@ -223,8 +223,14 @@ def rim_centres(gx: np.ndarray, gy: np.ndarray, centres: np.ndarray, radius: tup
     return new.reshape(centres.shape), _outer_radius(gx, gy, new, radius, cfg)
 
 
-def _gradients(view: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _gradients(view: np.ndarray, log_offset: float) -> tuple[np.ndarray, np.ndarray]:
+    """Sobel gradients of the view's log intensity, ``(128 + c) log(I + c)`` with
+    ``c = log_offset`` (as steep as the intensity itself at mid-grey): a pit rim
+    on near-black wood is as strong as one on pale wood, relative to the view's
+    mean gradient. ``log_offset`` 0: the plain intensity."""
     grey = view if view.ndim == 2 else cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
+    if log_offset > 0:
+        grey = ((128.0 + log_offset) * np.log(grey.astype(np.float32) + log_offset)).astype(np.float32)
     grey = cv2.GaussianBlur(grey, (3, 3), 0)
     return cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
 
@@ -334,7 +340,7 @@ def refine_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: GridCon
     for k in range(cfg.lattice_passes):
         m, size = _view_matrix(hlat, cfg, gap)
         view = cv2.warpPerspective(image, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        gx, gy = _gradients(view)
+        gx, gy = _gradients(view, cfg.gradient_log_offset)
         nominal = _lattice_points(gap) * p + cfg.lattice_border * p
         radius = _measure_radius(gx, gy, nominal, cfg)
         if k == 1:  # the lattice is close now: is it one column or row off the pits?
@@ -343,7 +349,7 @@ def refine_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: GridCon
                 hlat = hlat @ np.array([[1.0, 0, shift[0]], [0, 1, shift[1]], [0, 0, 1]])
                 m, size = _view_matrix(hlat, cfg, gap)
                 view = cv2.warpPerspective(image, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-                gx, gy = _gradients(view)
+                gx, gy = _gradients(view, cfg.gradient_log_offset)
         reach = max(2, int(round((cfg.peak_search_frac if k <= 1 else 0.5 * cfg.peak_search_frac) * p)))
         peaks, _ = _refine_peaks(gx, gy, nominal, radius, reach)
         src = _lattice_points(gap)
@@ -360,7 +366,7 @@ def refine_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: GridCon
         hlat, gap = _best_gap(dst[keep], keep, cfg.gap_steps, hlat, gap)
     m, size = _view_matrix(hlat, cfg, gap)
     view = cv2.warpPerspective(image, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    gx, gy = _gradients(view)
+    gx, gy = _gradients(view, cfg.gradient_log_offset)
     nominal = _lattice_points(gap) * p + cfg.lattice_border * p
     radius = _measure_radius(gx, gy, nominal, cfg)
     peaks, _ = _refine_peaks(gx, gy, nominal, radius, max(2, int(round(0.08 * p))))
@@ -534,7 +540,7 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
         hlat, gap, centres, radius, inliers = refine_lattice(image, hlat, gap, gc)
         m, size = _view_matrix(hlat, gc, gap)
         lview = cv2.warpPerspective(image, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        gx, gy = _gradients(lview)
+        gx, gy = _gradients(lview, gc.gradient_log_offset)
         # (a floor: on a flat, noiseless surface any speck would count as strong)
         norm = max(float(cv2.magnitude(gx, gy).mean()), gc.min_mean_gradient)
         table = line_evidence(gx, gy, gap, radius, gc) / norm

@@ -422,7 +422,7 @@ def _pit_scanned(image: np.ndarray, cfg: VisionConfig) -> BoardQuad | None:
 
     h, w = image.shape[:2]
     best = None
-    for _, hlat in pit_lattices(image, cfg.locate):
+    for _, hlat in pit_lattices(image, cfg.locate, cfg.grid.gradient_log_offset):
         fit = fit_from_lattice(image, hlat, 0.0, cfg)
         # the whole playing surface in the image (a pattern running off the image
         # shows no end, so whether it is a board cannot be told)

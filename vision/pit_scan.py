@@ -31,7 +31,8 @@ import numpy as np
 from vision.config import DEFAULT, LocateConfig
 
 
-def _rim_maps(image: np.ndarray, cfg: LocateConfig) -> tuple[list[tuple[float, int, np.ndarray]], float]:
+def _rim_maps(image: np.ndarray, cfg: LocateConfig, log_offset: float,
+              ) -> tuple[list[tuple[float, int, np.ndarray]], float]:
     """Per pit radius r (px of the copy downscaled to ``pit_scan_long_side_px``):
     (r, step, rim evidence on a grid of that step (about r / 3 px)); and the scale."""
     from vision.board import _gradients, rim_evidence
@@ -39,7 +40,7 @@ def _rim_maps(image: np.ndarray, cfg: LocateConfig) -> tuple[list[tuple[float, i
     h, w = image.shape[:2]
     s = min(1.0, cfg.pit_scan_long_side_px / max(h, w))
     small = cv2.resize(image, (int(round(w * s)), int(round(h * s))), interpolation=cv2.INTER_AREA)
-    gx, gy = _gradients(small)
+    gx, gy = _gradients(small, log_offset)
     norm = max(float(cv2.magnitude(gx, gy).mean()), 1.0)
     out = []
     for r in cfg.pit_scan_radii_px:
@@ -145,11 +146,12 @@ def _best_window(coord: dict[tuple[int, int], int]) -> tuple[int, int, int, bool
     return best
 
 
-def pit_lattices(image: np.ndarray, cfg: LocateConfig = DEFAULT.locate) -> list[tuple[int, np.ndarray]]:
+def pit_lattices(image: np.ndarray, cfg: LocateConfig = DEFAULT.locate,
+                 log_offset: float = DEFAULT.grid.gradient_log_offset) -> list[tuple[int, np.ndarray]]:
     """First lattices from pit candidates, best first: [(candidates on the lattice,
     homography lattice (col, row) -> image px)], columns 0..7 along the long side,
     rows 0..3, oriented like the image (not mirrored)."""
-    maps, scale = _rim_maps(image, cfg)
+    maps, scale = _rim_maps(image, cfg, log_offset)
     peaks = [_peaks(ev, r, stride, cfg) for r, stride, ev in maps]
     found: list[tuple[int, np.ndarray]] = []
     sets = []
