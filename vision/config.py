@@ -59,6 +59,7 @@ class LocateConfig:
     pit_scan_seeds: int = 6  # lattices grown from this many strongest candidates (per radius)
     pit_scan_tolerance: float = 0.3  # a neighbour is within this x the step of its prediction
     pit_scan_lattices: int = 4  # lattices fitted (best first)
+    pit_scan_early: float = 1.0  # a pit-scan fit this good is taken before the outline finalists are fitted (0: after)
     pit_scan_min_score: float = 0.5  # PitGrid.score a pit-scan fit needs (0.75 before log gradients)
 
 

@@ -385,6 +385,14 @@ def _verified(image: np.ndarray, ranked: list[tuple[float, np.ndarray, str]], sc
         quick = dataclasses.replace(cfg, grid=dataclasses.replace(
             cfg.grid, lattice_pitch_px=lc.verify_pitch_px, lattice_passes=lc.verify_passes))
     best: tuple[float, np.ndarray, str, Any] | None = None
+    scanned: BoardQuad | None = None
+    scan_done = False
+    if lc.pit_scan and lc.pit_scan_early > 0:
+        # the pits alone first (a fraction of the finalists' fits): a clearly good
+        # lattice from them ends the search
+        scanned, scan_done = _pit_scanned(image, cfg), True
+        if scanned is not None and scanned.score >= lc.pit_scan_early:
+            return scanned
     for i, (_, q, name) in enumerate(ranked[: lc.verify_finalists]):
         if known is not None and quick is cfg and np.array_equal(known[0], q):
             fit = known[1]
@@ -399,7 +407,8 @@ def _verified(image: np.ndarray, ranked: list[tuple[float, np.ndarray, str]], sc
             break
     if lc.pit_scan and (best is None or best[0] < lc.verify_enough):
         # no outline holds a clear lattice: the pits alone may show one (better)
-        scanned = _pit_scanned(image, cfg)
+        if not scan_done:
+            scanned = _pit_scanned(image, cfg)
         if scanned is not None and (best is None or scanned.score > best[0]):
             return scanned
     if best is None:
