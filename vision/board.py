@@ -494,15 +494,17 @@ def fit_board(
 
 
 def fit_top_face(image: np.ndarray, corners: np.ndarray, aspect: float, cfg: VisionConfig = DEFAULT,
-                 lap: Callable[[str], None] | None = None, restart: bool = True) -> TopFace:
+                 lap: Callable[[str], None] | None = None, restart: bool = True,
+                 first: TopFace | None = None) -> TopFace:
     """:func:`fit_board`'s work, as a :class:`TopFace`.
 
     The comb search that starts the fit may land one column or row off (dark pits,
     steep views); when the fit is not clearly good (score below
     ``GridConfig.restart_below``) it is started again with the view stretched
     by each of ``restart_aspects`` and the best-scoring fit is kept (``restart``).
+    ``first``: the first fit of these corners, already made (``restart=False``).
     """
-    fit = _fit_once(image, corners, aspect, cfg, lap)
+    fit = first if first is not None else _fit_once(image, corners, aspect, cfg, lap)
     if restart:
         for k in cfg.grid.restart_aspects:
             if fit.grid.score >= cfg.grid.restart_below:

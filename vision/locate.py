@@ -343,22 +343,30 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
             return marked
     scored, small, scale = outline_candidates(image, cfg)
     first = None
+    scan: list[BoardQuad | None] = []  # the pit scan's result, once it has run
     if lc.verify_finalists and scored:
         # most often the strongest outline is the board: when its top-face fit is
         # clearly good, the lattice ranking of the others is not needed
         q0 = long_axis_first(scored[0][1])
-        fit = fit_top_face(image, q0 / scale, cfg.rectify.default_aspect, cfg)
+        fit = fit_top_face(image, q0 / scale, cfg.rectify.default_aspect, cfg, restart=False)
+        if fit.grid.score < lc.verify_enough and lc.pit_scan and lc.pit_scan_early > 0:
+            # not good: the pits alone, before restarting that fit or fitting the
+            # other finalists (cheaper); a clearly good lattice from them ends the search
+            scan.append(_pit_scanned(image, cfg))
+            if scan[0] is not None and scan[0].score >= lc.pit_scan_early:
+                return scan[0]
+        fit = fit_top_face(image, q0 / scale, cfg.rectify.default_aspect, cfg, first=fit)
         if fit.grid.score >= lc.verify_enough:
             return BoardQuad(fit.corners, fit.grid.score, fit.aspect, scored[0][2], fit)
         first = (q0, fit)
     ranked = rank_candidates(small, scored, cfg)
     if not ranked:
-        scanned = _pit_scanned(image, cfg) if lc.pit_scan else None
+        scanned = (scan[0] if scan else _pit_scanned(image, cfg)) if lc.pit_scan else None
         if scanned is None:
             raise BoardNotFound("no board-sized four-sided shape in the image, nor a 4x8 pit lattice")
         return scanned
     if lc.verify_finalists:
-        return _verified(image, ranked, scale, cfg, first)
+        return _verified(image, ranked, scale, cfg, first, scan)
     best_s, best_q, method = ranked[0]
     if best_s < lc.min_quick_lattice:
         raise BoardNotFound(
@@ -370,9 +378,11 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
 
 
 def _verified(image: np.ndarray, ranked: list[tuple[float, np.ndarray, str]], scale: float,
-              cfg: VisionConfig, known: tuple[np.ndarray, Any] | None = None) -> BoardQuad:
+              cfg: VisionConfig, known: tuple[np.ndarray, Any] | None = None,
+              scan: list[BoardQuad | None] | None = None) -> BoardQuad:
     """The candidate whose top-face pit lattice fits best (vision.board.fit_board).
-    ``known``: a (work-scale quad, its fit with ``cfg``) already made."""
+    ``known``: a (work-scale quad, its fit with ``cfg``) already made; ``scan``:
+    ``[the pit scan's result]`` when it has run."""
     import dataclasses
 
     from vision.board import fit_top_face
@@ -385,14 +395,6 @@ def _verified(image: np.ndarray, ranked: list[tuple[float, np.ndarray, str]], sc
         quick = dataclasses.replace(cfg, grid=dataclasses.replace(
             cfg.grid, lattice_pitch_px=lc.verify_pitch_px, lattice_passes=lc.verify_passes))
     best: tuple[float, np.ndarray, str, Any] | None = None
-    scanned: BoardQuad | None = None
-    scan_done = False
-    if lc.pit_scan and lc.pit_scan_early > 0:
-        # the pits alone first (a fraction of the finalists' fits): a clearly good
-        # lattice from them ends the search
-        scanned, scan_done = _pit_scanned(image, cfg), True
-        if scanned is not None and scanned.score >= lc.pit_scan_early:
-            return scanned
     for i, (_, q, name) in enumerate(ranked[: lc.verify_finalists]):
         if known is not None and quick is cfg and np.array_equal(known[0], q):
             fit = known[1]
@@ -407,8 +409,7 @@ def _verified(image: np.ndarray, ranked: list[tuple[float, np.ndarray, str]], sc
             break
     if lc.pit_scan and (best is None or best[0] < lc.verify_enough):
         # no outline holds a clear lattice: the pits alone may show one (better)
-        if not scan_done:
-            scanned = _pit_scanned(image, cfg)
+        scanned = scan[0] if scan else _pit_scanned(image, cfg)
         if scanned is not None and (best is None or scanned.score > best[0]):
             return scanned
     if best is None:
