@@ -503,8 +503,19 @@ def fit_top_face(image: np.ndarray, corners: np.ndarray, aspect: float, cfg: Vis
     ``GridConfig.restart_below``) it is started again with the view stretched
     by each of ``restart_aspects`` and the best-scoring fit is kept (``restart``).
     ``first``: the first fit of these corners, already made (``restart=False``).
+    A first fit scoring below ``GridConfig.nominal_start_below`` is also tried from
+    the lattice that a board of typical margins would have in these corners
+    (:func:`nominal_lattice`), and the better kept: the comb can miss pits that
+    are plainly where a board has them.
     """
-    fit = first if first is not None else _fit_once(image, corners, aspect, cfg, lap)
+    fit = first
+    if fit is None:
+        fit = _fit_once(image, corners, aspect, cfg, lap)
+        if fit.grid.score < cfg.grid.nominal_start_below:
+            nominal = fit_from_lattice(image, nominal_lattice(corners, cfg.grid.nominal_margin),
+                                       0.0, cfg, lap)
+            if nominal.grid.score > fit.grid.score:
+                fit = nominal
     if restart:
         for k in cfg.grid.restart_aspects:
             if fit.grid.score >= cfg.grid.restart_below:
@@ -513,6 +524,17 @@ def fit_top_face(image: np.ndarray, corners: np.ndarray, aspect: float, cfg: Vis
             if again.grid.score > fit.grid.score:
                 fit = again
     return fit
+
+
+def nominal_lattice(corners: np.ndarray, margin: float) -> np.ndarray:
+    """Lattice homography (lattice coords -> image px) of a board whose playing
+    surface has these corners (canonical TL, TR, BR, BL, side 0 -> 1 along the 8
+    columns), no middle gap and margins of ``margin`` pitches from the surface's
+    edges to the outer pits' centres."""
+    unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+    hq = cv2.getPerspectiveTransform(unit, np.asarray(corners, np.float32)).astype(np.float64)
+    sx, sy = 1.0 / (2 * margin + 7), 1.0 / (2 * margin + 3)
+    return hq @ np.array([[sx, 0, margin * sx], [0, sy, margin * sy], [0, 0, 1]])
 
 
 def _fit_once(image: np.ndarray, corners: np.ndarray, aspect: float, cfg: VisionConfig,

@@ -118,6 +118,8 @@ class GridConfig:
     # rim gradients are taken on (128 + c) log(I + c), c this (0: on the intensity): rims on
     # near-black wood count as much as on pale wood (boards found on 200 renders: 181 -> 192)
     gradient_log_offset: float = 16.0
+    nominal_start_below: float = 1.0  # a first top-face fit scoring below this is also tried from ...
+    nominal_margin: float = 0.6  # ... the lattice of a board with margins of this x pitch to the outer pit centres
     restart_below: float = 1.2  # a top-face fit scoring below this is started again ...
     restart_aspects: tuple[float, ...] = (1.12, 0.88, 1.25)  # ... with the first view's aspect times these
     lattice_pitch_px: float = 40.0  # column pitch in the lattice view (top face, pits on a grid)

@@ -165,3 +165,31 @@ def test_a_fit_whose_corners_leave_the_image_does_not_crash() -> None:
     fit = fit_top_face(scene.image, corners, DEFAULT.rectify.default_aspect)
     assert fit.corners.shape == (4, 2) and np.isfinite(fit.corners).all()
     assert fit.grid.score < DEFAULT.grid.min_lattice_score
+
+
+def test_nominal_lattice_puts_the_pits_at_the_margins() -> None:
+    # A 4 x 8 board of pitch 50 x 40 px with margins 0.6 pitch from the surface's
+    # edges to the outer pit centres: width (2 * 0.6 + 7) * 50 = 410, height
+    # (2 * 0.6 + 3) * 40 = 168; pit (col, row) at (30 + 50 col, 24 + 40 row) + origin.
+    import cv2
+
+    from vision.board import nominal_lattice
+
+    corners = np.array([[100.0, 50], [510, 50], [510, 218], [100, 218]])
+    h = nominal_lattice(corners, 0.6)
+    pts = np.array([[0.0, 0], [7, 0], [7, 3], [0, 3], [2, 1]]).reshape(-1, 1, 2)
+    got = cv2.perspectiveTransform(pts, h).reshape(-1, 2)
+    want = np.array([[130.0, 74], [480, 74], [480, 194], [130, 194], [230, 114]])
+    assert np.abs(got - want).max() < 1e-6
+
+
+def test_a_fit_started_from_the_nominal_lattice_ends_on_the_pits() -> None:
+    # the drawn board's margins are 0.875 (columns) and 0.84 (rows) pitches and it
+    # has a middle gap of 0.1 row pitch: a start at 0.75 is about 0.1 pitch off
+    # (a start a quarter pitch off, at 0.6, is not caught: the comb is the main start)
+    from vision.board import fit_from_lattice, nominal_lattice
+
+    scene = draw_scene(START_COUNTS, default_corners((960, 540), 8, 0.1, 0.75), size=(960, 540), seed=21)
+    fit = fit_from_lattice(scene.image, nominal_lattice(scene.corners, 0.75), 0.0)
+    assert fit.grid.score >= 1.0
+    assert np.median(_pit_errors(scene, fit.hmat, fit.grid)) < 4.0
