@@ -169,13 +169,62 @@ def _net(width: int):
     )
 
 
-def load_exported(net, path: Path) -> None:
+def wider(data: dict[str, np.ndarray], width: int, seed: int = 0, noise: float = 0.0,
+          ) -> dict[str, np.ndarray]:
+    """An exported model's layers made ``width / old width`` times wider without
+    changing what it computes (Net2Net): each new channel copies a random old one,
+    and the layer after takes each copied channel's weights divided by the number
+    of its copies (max pooling, ReLU and the global average keep copies equal).
+    ``noise``: a relative spread added to the copies' weights, so that training
+    can make them differ."""
+    rng = np.random.default_rng(seed)
+    ops = [str(o) for o in data["ops"]]
+    out = {k: np.asarray(v) for k, v in data.items()}
+    layers = [o for o in ops if o.startswith(("conv", "fc"))]
+    old = int(data[layers[0] + "_w"].shape[0])
+    if width == old:
+        return out
+    if width < old:
+        raise ValueError(f"cannot narrow a width-{old} model to {width}")
+    g_prev: np.ndarray | None = None  # how the previous layer's outputs were copied
+    for i, name in enumerate(layers):
+        w, b = out[name + "_w"].astype(np.float64), out[name + "_b"].astype(np.float64)
+        conv = name.startswith("conv")
+        if g_prev is not None:  # inputs copied: split their weight among the copies
+            share = 1.0 / np.bincount(g_prev)[g_prev]
+            w = w[:, g_prev] * share[None, :, None, None] if conv else w[g_prev] * share[:, None]
+        last = i == len(layers) - 1
+        n_out = w.shape[0] if conv else w.shape[1]
+        if last:
+            g_prev = None
+        else:
+            new = n_out * width // old
+            g = np.concatenate([np.arange(n_out), rng.integers(0, n_out, new - n_out)])
+            w = w[g] if conv else w[:, g]
+            b = b[g]
+            if noise > 0:
+                copies = np.arange(new) >= n_out
+                scale = noise * float(np.std(w))
+                if conv:
+                    w[copies] += rng.normal(0, scale, w[copies].shape)
+                else:
+                    w[:, copies] += rng.normal(0, scale, w[:, copies].shape)
+            g_prev = g
+        out[name + "_w"], out[name + "_b"] = w.astype(np.float32), b.astype(np.float32)
+    return out
+
+
+def load_exported(net, path: Path, seed: int = 0) -> None:
     """Start ``net`` from an exported model (:func:`export`): the folded convolutions
-    as weights, their biases in identity batch norms (kept frozen by ``fit``)."""
+    as weights, their biases in identity batch norms (kept frozen by ``fit``). A
+    narrower model is widened to ``net``'s width first (:func:`wider`)."""
     import torch
     import torch.nn as nn
 
-    data = np.load(path)
+    data: dict[str, np.ndarray] = dict(np.load(path))
+    first = next(m for m in net if isinstance(m, nn.Conv2d))
+    if data["conv0_w"].shape[0] < first.out_channels:
+        data = wider(data, first.out_channels, seed=seed, noise=0.02)
     convs = [m for m in net if isinstance(m, nn.Conv2d)]
     norms = [m for m in net if isinstance(m, nn.BatchNorm2d)]
     dense = [m for m in net if isinstance(m, nn.Linear)]

@@ -199,3 +199,25 @@ def test_missing_onnx_network_falls_back_to_numpy_quietly(tmp_path: Path) -> Non
         CountNet(tmp_path / "m.npz", backend="opencv")
     with pytest.raises(ValueError, match="backend"):
         CountNet(tmp_path / "m.npz", backend="torch")
+
+
+def test_a_widened_model_computes_the_same_logits(tmp_path: Path) -> None:
+    # Net2Net: 1.5x the channels, each new one a copy of an old one, the next layer's
+    # weights split among the copies; without noise the network is the same function.
+    from vision.train_cnn import wider
+
+    data = dict(np.load(MODEL_PATH))
+    wide = wider(data, 24, seed=1)
+    assert wide["conv0_w"].shape == (24, 3, 3, 3)
+    assert wide["conv1_w"].shape == (48, 24, 3, 3)
+    assert wide["fc5_w"].shape == (96, 96) and wide["fc6_w"].shape == (96, 41)
+    np.savez(tmp_path / "wide.npz", **wide)
+    x = np.random.default_rng(4).normal(size=(5, 64, 64, 3)).astype(np.float32)
+    a = CountNet(MODEL_PATH, backend="numpy").logits(x)
+    b = CountNet(tmp_path / "wide.npz").logits(x)
+    assert np.abs(a - b).max() < 1e-3
+    # with noise the copies differ, and the function a little
+    noisy = wider(data, 24, seed=1, noise=0.02)
+    assert not np.array_equal(noisy["conv0_w"][16:], wide["conv0_w"][16:])
+    with pytest.raises(ValueError, match="narrow"):
+        wider(wide, 16)
