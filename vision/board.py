@@ -495,27 +495,25 @@ def fit_board(
 
 def fit_top_face(image: np.ndarray, corners: np.ndarray, aspect: float, cfg: VisionConfig = DEFAULT,
                  lap: Callable[[str], None] | None = None, restart: bool = True,
-                 first: TopFace | None = None) -> TopFace:
+                 first: TopFace | None = None, nominal: bool = True) -> TopFace:
     """:func:`fit_board`'s work, as a :class:`TopFace`.
 
     The comb search that starts the fit may land one column or row off (dark pits,
     steep views); when the fit is not clearly good (score below
     ``GridConfig.restart_below``) it is started again with the view stretched
     by each of ``restart_aspects`` and the best-scoring fit is kept (``restart``).
-    ``first``: the first fit of these corners, already made (``restart=False``).
-    A first fit scoring below ``GridConfig.nominal_start_below`` is also tried from
-    the lattice that a board of typical margins would have in these corners
-    (:func:`nominal_lattice`), and the better kept: the comb can miss pits that
-    are plainly where a board has them.
+    ``first``: the first fit of these corners, already made (with ``restart=False,
+    nominal=False``). A first fit scoring below ``GridConfig.nominal_start_below``
+    is also tried (``nominal``) from the lattice that a board of typical margins
+    would have in these corners (:func:`nominal_lattice`), and the better kept:
+    the comb can miss pits that are plainly where a board has them.
     """
-    fit = first
-    if fit is None:
-        fit = _fit_once(image, corners, aspect, cfg, lap)
-        if fit.grid.score < cfg.grid.nominal_start_below:
-            nominal = fit_from_lattice(image, nominal_lattice(corners, cfg.grid.nominal_margin),
-                                       0.0, cfg, lap)
-            if nominal.grid.score > fit.grid.score:
-                fit = nominal
+    fit = first if first is not None else _fit_once(image, corners, aspect, cfg, lap)
+    if nominal and fit.grid.score < cfg.grid.nominal_start_below:
+        again = fit_from_lattice(image, nominal_lattice(corners, cfg.grid.nominal_margin),
+                                 0.0, cfg, lap)
+        if again.grid.score > fit.grid.score:
+            fit = again
     if restart:
         for k in cfg.grid.restart_aspects:
             if fit.grid.score >= cfg.grid.restart_below:

@@ -348,10 +348,12 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
         # most often the strongest outline is the board: when its top-face fit is
         # clearly good, the lattice ranking of the others is not needed
         q0 = long_axis_first(scored[0][1])
-        fit = fit_top_face(image, q0 / scale, cfg.rectify.default_aspect, cfg, restart=False)
+        fit = fit_top_face(image, q0 / scale, cfg.rectify.default_aspect, cfg, restart=False,
+                           nominal=False)
         if fit.grid.score < lc.verify_enough and lc.pit_scan and lc.pit_scan_early > 0:
-            # not good: the pits alone, before restarting that fit or fitting the
-            # other finalists (cheaper); a clearly good lattice from them ends the search
+            # not good: the pits alone, before the nominal start, restarting that fit
+            # or fitting the other finalists (cheaper); a clearly good lattice from
+            # them ends the search
             scan.append(_pit_scanned(image, cfg))
             if scan[0] is not None and scan[0].score >= lc.pit_scan_early:
                 return scan[0]
