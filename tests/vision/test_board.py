@@ -193,3 +193,25 @@ def test_a_fit_started_from_the_nominal_lattice_ends_on_the_pits() -> None:
     fit = fit_from_lattice(scene.image, nominal_lattice(scene.corners, 0.75), 0.0)
     assert fit.grid.score >= 1.0
     assert np.median(_pit_errors(scene, fit.hmat, fit.grid)) < 4.0
+
+
+def test_rim_gradients_see_the_same_contrast_on_dark_and_pale_wood() -> None:
+    # GridConfig.gradient_log_offset: gradients of (128 + c) log(I + c). A step in
+    # brightness by the same ratio, on near-black wood (12 -> 24) and on pale wood
+    # (120 -> 240), gives gradients of the same order (ratio (24 + c)/(12 + c) against
+    # (240 + c)/(120 + c) in the log); on the plain grey level one is 10x the other.
+    from vision.board import _gradients
+
+    def step(lo: int, hi: int) -> np.ndarray:
+        img = np.full((21, 21), lo, np.uint8)
+        img[:, 11:] = hi
+        return img
+
+    def peak(img: np.ndarray, c: float) -> float:
+        gx, _ = _gradients(img, c)
+        return float(np.abs(gx).max())
+
+    c = DEFAULT.grid.gradient_log_offset
+    dark, pale = peak(step(12, 24), c), peak(step(120, 240), c)
+    assert 0.5 < dark / pale < 1.0
+    assert peak(step(12, 24), 0.0) / peak(step(120, 240), 0.0) == pytest.approx(0.1, rel=0.05)
