@@ -153,7 +153,7 @@ class CountConfig:
 
     crop_size_px: int = 96  # square crop side given to the counter
     pit_fill: float = 0.85  # pit diameter / crop side (the counter's convention)
-    views: int = 1  # the counter's logits averaged over this many turned views of each crop (1..8; each costs ~35 ms a board)
+    views: int = 1  # the counter's logits averaged over this many turned views of each crop (1..8; each costs ~18 ms a board at one thread, ~35 with the numpy network)
     nyumba_views: int = 2  # ... and of the two square nyumba (their MAE 0.41 -> 0.38 with 2, 0.35 with 8; ~2 ms a view)
 
 

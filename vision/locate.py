@@ -352,22 +352,22 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
         fit = fit_top_face(image, q0 / scale, cfg.rectify.default_aspect, cfg, restart=False,
                            nominal=False)
         if fit.grid.score < lc.verify_enough:
-            # not good: the best outline by the quick lattice search (~35 ms), when
-            # another, gets a single fit too (the strongest outline is the board on
-            # 45 of 80 renders, the best-ranked one on 53)
+            # not good. First the best outline by the quick lattice search (~35 ms),
+            # when another, gets a single fit too (the strongest outline is the board
+            # on 45 of 80 renders, the best-ranked one on 53)
             ranked0 = rank_candidates(small, scored, cfg)
             if ranked0 and not np.allclose(ranked0[0][1], q0):
                 f2 = fit_top_face(image, ranked0[0][1] / scale, cfg.rectify.default_aspect, cfg,
                                   restart=False, nominal=False)
                 if f2.grid.score >= lc.verify_enough:
                     return BoardQuad(f2.corners, f2.grid.score, f2.aspect, ranked0[0][2], f2)
-        if fit.grid.score < lc.verify_enough and lc.pit_scan and lc.pit_scan_early > 0:
-            # not good: the pits alone, before the nominal start, restarting that fit
-            # or fitting the other finalists (cheaper); a clearly good lattice from
-            # them ends the search
-            scan.append(_pit_scanned(image, cfg))
-            if scan[0] is not None and scan[0].score >= lc.pit_scan_early:
-                return scan[0]
+            if lc.pit_scan and lc.pit_scan_early > 0:
+                # then the pits alone, before the nominal start, restarting that fit
+                # or fitting the other finalists (cheaper); a clearly good lattice
+                # from them ends the search
+                scan.append(_pit_scanned(image, cfg))
+                if scan[0] is not None and scan[0].score >= lc.pit_scan_early:
+                    return scan[0]
         fit = fit_top_face(image, q0 / scale, cfg.rectify.default_aspect, cfg, first=fit)
         if fit.grid.score >= lc.verify_enough:
             return BoardQuad(fit.corners, fit.grid.score, fit.aspect, scored[0][2], fit)
