@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import json
 import os
 import statistics
@@ -47,6 +48,7 @@ import numpy as np  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from vision.config import DEFAULT  # noqa: E402
 from vision.errors import BoardNotFound  # noqa: E402
 from vision.holes import HOLES, flatten  # noqa: E402
 from vision.io import read_image  # noqa: E402
@@ -114,6 +116,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.threads < 1:
         ap.error("--threads must be 1 or more")
     cv2.setNumThreads(args.threads)
+    # one thread: the locate stage's speculative work on a second core is off too
+    cfg = DEFAULT if args.threads > 1 else dataclasses.replace(
+        DEFAULT, locate=dataclasses.replace(DEFAULT.locate, background=False))
 
     folder = Path(args.dir)
     labels = sorted(folder.glob("*.json"))
@@ -152,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
         c0 = time.process_time()
         try:
             rec = recognize(img, south=label["south_side"], profile=profile, expected_total=expected,
-                            counter=counter)
+                            counter=counter, cfg=cfg)
         except BoardNotFound as exc:
             rows.append({"image": label["image"], "found": 0, "error": str(exc)})
             continue

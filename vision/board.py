@@ -72,8 +72,53 @@ def rim_evidence(gx: np.ndarray, gy: np.ndarray, centres: np.ndarray, radii: np.
     rad = np.abs(sx * nx[None] + sy * ny[None])
     tan = np.abs(-sx * ny[None] + sy * nx[None])
     if sectors > 0:
-        return np.median((rad - tan).reshape(n, e, sectors, -1).mean(axis=3), axis=2)
+        return _median_first(np.moveaxis((rad - tan).reshape(n, e, sectors, -1).mean(axis=3), 2, 0))
     return (rad - tan).mean(axis=2)
+
+
+def _median_first(a: np.ndarray) -> np.ndarray:
+    """``np.median(a, axis=0)`` for a short first axis, by sorting (numpy's median
+    over a short axis partitions each of many tiny rows: ~5x slower)."""
+    s = np.sort(a, axis=0)
+    k = len(s)
+    return s[k // 2] if k % 2 else (s[k // 2 - 1] + s[k // 2]) / 2
+
+
+def rim_evidence_grid(gx: np.ndarray, gy: np.ndarray, circles: list[tuple[float, int]],
+                      sectors: int = 8) -> list[np.ndarray]:
+    """:func:`rim_evidence` of circles centred at every ``step``-th pixel,
+    ``(y, x) = (i * step, j * step)``, for each ``(radius, step)`` of ``circles``:
+    the same values (up to float rounding), about 3x faster over a whole image.
+
+    The radial and tangential gradients along each of the 32 directions are two
+    linear maps of (gx, gy), so sampling them bilinearly is sampling gx and gy
+    there: the two maps are made once per direction pair (t, t + pi) for all
+    circles, and each direction is one remap of a grid instead of the projections
+    of every point's 32 samples. Returns one (ceil(h / step), ceil(w / step))
+    array per circle.
+    """
+    h, w = gx.shape
+    n_ang = 32
+    half = n_ang // 2
+    ang = np.linspace(0, 2 * np.pi, n_ang, endpoint=False)
+    per = n_ang // sectors if sectors > 0 else n_ang
+    # the direction t + pi has the same two maps, negated (their absolute values are used)
+    maps = [(cv2.addWeighted(gx, float(np.cos(a)), gy, float(np.sin(a)), 0.0),
+             cv2.addWeighted(gy, float(np.cos(a)), gx, -float(np.sin(a)), 0.0)) for a in ang[:half]]
+    out = []
+    for radius, step in circles:
+        xs = np.arange(0, w, step, dtype=np.float32)
+        ys = np.arange(0, h, step, dtype=np.float32)
+        acc = np.zeros((max(sectors, 1), len(ys), len(xs)), np.float32)
+        for k, a in enumerate(ang):
+            mx = np.ascontiguousarray(np.broadcast_to(xs[None, :] + np.float32(radius * np.cos(a)), acc.shape[1:]))
+            my = np.ascontiguousarray(np.broadcast_to(ys[:, None] + np.float32(radius * np.sin(a)), acc.shape[1:]))
+            rad_map, tan_map = maps[k % half]
+            acc[k // per if sectors > 0 else 0] += (np.abs(cv2.remap(rad_map, mx, my, cv2.INTER_LINEAR))
+                                                    - np.abs(cv2.remap(tan_map, mx, my, cv2.INTER_LINEAR)))
+        acc /= per
+        out.append(_median_first(acc) if sectors > 0 else acc[0])
+    return out
 
 
 def _lattice_rows(gap: float) -> np.ndarray:

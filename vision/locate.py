@@ -25,8 +25,11 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import cv2
 import numpy as np
@@ -328,6 +331,38 @@ def rank_candidates(small: np.ndarray, scored: list[tuple[float, np.ndarray, str
     return [(ls, lq, name) for _, ls, lq, name in ranked]
 
 
+T = TypeVar("T")
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor:
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="bao-locate")
+        return _POOL
+
+
+class _Later(Generic[T]):
+    """``fn(*args)``, started now on a helper thread when ``background`` (its result
+    may be needed: the second core works while this one fits), else computed only
+    when :meth:`result` is first called. Either way the same value; OpenCV and
+    numpy release the GIL for their work."""
+
+    def __init__(self, background: bool, fn: Callable[..., T], *args: Any) -> None:
+        self._fn, self._args = fn, args
+        self._future: Future[T] | None = _pool().submit(fn, *args) if background else None
+        self._value: tuple[T] | None = None
+
+    def result(self) -> T:
+        if self._future is not None:
+            return self._future.result()
+        if self._value is None:
+            self._value = (self._fn(*self._args),)
+        return self._value[0]
+
+
 def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
     """Find the playing surface in a BGR image (see module docstring).
 
@@ -347,25 +382,31 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
     scan: list[BoardQuad | None] = []  # the pit scan's result, once it has run
     if lc.verify_finalists and scored:
         # most often the strongest outline is the board: when its top-face fit is
-        # clearly good, the lattice ranking of the others is not needed
+        # clearly good, the lattice ranking of the others is not needed (with
+        # ``background``, it is made on the other core meanwhile, in case)
+        ranking = _Later(lc.background, rank_candidates, small, scored, cfg)
         q0 = long_axis_first(scored[0][1])
         fit = fit_top_face(image, q0 / scale, cfg.rectify.default_aspect, cfg, restart=False,
                            nominal=False)
         if fit.grid.score < lc.verify_enough:
+            early_scan = lc.pit_scan and lc.pit_scan_early > 0
+            stop = threading.Event()
+            scanning = _Later(lc.background and early_scan, _pit_scanned, image, cfg, stop)
             # not good. First the best outline by the quick lattice search (~35 ms),
             # when another, gets a single fit too (the strongest outline is the board
             # on 45 of 80 renders, the best-ranked one on 53)
-            ranked0 = rank_candidates(small, scored, cfg)
+            ranked0 = ranking.result()
             if ranked0 and not np.allclose(ranked0[0][1], q0):
                 f2 = fit_top_face(image, ranked0[0][1] / scale, cfg.rectify.default_aspect, cfg,
                                   restart=False, nominal=False)
                 if f2.grid.score >= lc.verify_enough:
+                    stop.set()
                     return BoardQuad(f2.corners, f2.grid.score, f2.aspect, ranked0[0][2], f2)
-            if lc.pit_scan and lc.pit_scan_early > 0:
+            if early_scan:
                 # then the pits alone, before the nominal start, restarting that fit
                 # or fitting the other finalists (cheaper); a clearly good lattice
                 # from them ends the search
-                scan.append(_pit_scanned(image, cfg))
+                scan.append(scanning.result())
                 if scan[0] is not None and scan[0].score >= lc.pit_scan_early:
                     return scan[0]
         fit = fit_top_face(image, q0 / scale, cfg.rectify.default_aspect, cfg, first=fit)
@@ -437,15 +478,20 @@ def _verified(image: np.ndarray, ranked: list[tuple[float, np.ndarray, str]], sc
     return BoardQuad(fit.corners, score, fit.aspect, name, fit)
 
 
-def _pit_scanned(image: np.ndarray, cfg: VisionConfig) -> BoardQuad | None:
+def _pit_scanned(image: np.ndarray, cfg: VisionConfig, stop: threading.Event | None = None,
+                 ) -> BoardQuad | None:
     """The best top-face fit started from the pits alone (:mod:`vision.pit_scan`),
-    when it scores at least ``LocateConfig.pit_scan_min_score``."""
+    when it scores at least ``LocateConfig.pit_scan_min_score``. ``stop``: set by
+    the caller when the result is no longer wanted (the scan, on a helper thread,
+    then ends before its next fit and returns None)."""
     from vision.board import fit_from_lattice
     from vision.pit_scan import pit_lattices
 
     h, w = image.shape[:2]
     best = None
     for _, hlat in pit_lattices(image, cfg.locate, cfg.grid.gradient_log_offset):
+        if stop is not None and stop.is_set():
+            return None
         fit = fit_from_lattice(image, hlat, 0.0, cfg)
         # the whole playing surface in the image (a pattern running off the image
         # shows no end, so whether it is a board cannot be told)

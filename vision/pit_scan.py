@@ -35,21 +35,16 @@ def _rim_maps(image: np.ndarray, cfg: LocateConfig, log_offset: float,
               ) -> tuple[list[tuple[float, int, np.ndarray]], float]:
     """Per pit radius r (px of the copy downscaled to ``pit_scan_long_side_px``):
     (r, step, rim evidence on a grid of that step (about r / 3 px)); and the scale."""
-    from vision.board import _gradients, rim_evidence
+    from vision.board import _gradients, rim_evidence_grid
 
     h, w = image.shape[:2]
     s = min(1.0, cfg.pit_scan_long_side_px / max(h, w))
     small = cv2.resize(image, (int(round(w * s)), int(round(h * s))), interpolation=cv2.INTER_AREA)
     gx, gy = _gradients(small, log_offset)
     norm = max(float(cv2.magnitude(gx, gy).mean()), 1.0)
-    out = []
-    for r in cfg.pit_scan_radii_px:
-        st = max(cfg.pit_scan_stride, int(round(r / 3)))
-        ys, xs = np.mgrid[0 : small.shape[0] : st, 0 : small.shape[1] : st]
-        pts = np.stack([xs.ravel(), ys.ravel()], 1).astype(np.float64)
-        ev = rim_evidence(gx, gy, pts, np.array([(r, r)], np.float64), sectors=8) / norm
-        out.append((float(r), st, ev.reshape(ys.shape)))
-    return out, s
+    circles = [(float(r), max(cfg.pit_scan_stride, int(round(r / 3)))) for r in cfg.pit_scan_radii_px]
+    maps = rim_evidence_grid(gx, gy, circles, sectors=8)
+    return [(r, st, ev / norm) for (r, st), ev in zip(circles, maps, strict=True)], s
 
 
 def _peaks(ev: np.ndarray, r: float, stride: int, cfg: LocateConfig) -> np.ndarray:

@@ -215,3 +215,62 @@ def test_rim_gradients_see_the_same_contrast_on_dark_and_pale_wood() -> None:
     dark, pale = peak(step(12, 24), c), peak(step(120, 240), c)
     assert 0.5 < dark / pale < 1.0
     assert peak(step(12, 24), 0.0) / peak(step(120, 240), 0.0) == pytest.approx(0.1, rel=0.05)
+
+
+def test_rim_evidence_on_a_grid_equals_the_pointwise_evidence() -> None:
+    # the pit scan's fast whole-image version must give the same numbers as rim_evidence
+    import cv2
+
+    from vision.board import rim_evidence_grid
+
+    rng = np.random.default_rng(4)
+    img = np.clip(rng.normal(120, 30, (90, 150)), 0, 255).astype(np.uint8)
+    cv2.circle(img, (70, 40), 9, 30, -1)
+    gx = cv2.Sobel(img, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(img, cv2.CV_32F, 0, 1, ksize=3)
+    circles = [(4.0, 2), (9.0, 3), (13.5, 5)]
+    for (r, step), grid in zip(circles, rim_evidence_grid(gx, gy, circles, sectors=8), strict=True):
+        ys, xs = np.mgrid[0:90:step, 0:150:step]
+        pts = np.stack([xs.ravel(), ys.ravel()], 1).astype(np.float64)
+        ref = rim_evidence(gx, gy, pts, np.array([(r, r)]), sectors=8).reshape(ys.shape)
+        assert grid.shape == ref.shape
+        assert np.abs(grid - ref).max() < 1e-3 * np.abs(ref).max()
+    # the drawn pit is the strongest point at its own radius
+    ev9 = rim_evidence_grid(gx, gy, [(9.0, 1)])[0]
+    assert np.unravel_index(int(np.argmax(ev9)), ev9.shape) == (40, 70)
+
+
+def test_locate_gives_the_same_board_with_and_without_the_helper_thread() -> None:
+    # the board the colour of the table takes the slow path (outline ranking, pit scan),
+    # which LocateConfig.background starts early on a second thread
+    import dataclasses
+
+    from vision.locate import locate_board
+
+    wood = (60, 110, 160)
+    scene = draw_scene(START_COUNTS, default_corners((960, 540), 20, 0.1, 0.7), size=(960, 540), seed=9,
+                       table=wood, wood=wood, clutter=False)
+    results = []
+    for background in (False, True):
+        cfg = dataclasses.replace(DEFAULT, locate=dataclasses.replace(DEFAULT.locate, background=background))
+        results.append(locate_board(scene.image, cfg))
+    assert results[0].method == results[1].method
+    assert np.array_equal(results[0].corners, results[1].corners)
+
+
+def test_deferred_work_runs_once_and_only_when_asked_without_the_helper_thread() -> None:
+    from vision.locate import _Later
+
+    calls = []
+
+    def work(x: int) -> int:
+        calls.append(x)
+        return 2 * x
+
+    lazy = _Later(False, work, 3)
+    assert calls == []
+    assert lazy.result() == 6 and lazy.result() == 6
+    assert calls == [3]
+    eager = _Later(True, work, 5)
+    assert eager.result() == 10
+    assert calls == [3, 5]
