@@ -62,6 +62,8 @@ class LocateConfig:
     pit_scan_lattices: int = 4  # lattices fitted (best first)
     pit_scan_early: float = 1.0  # a pit-scan fit this good is taken before the outline finalists are fitted (0: after)
     pit_scan_min_score: float = 0.5  # PitGrid.score a pit-scan fit needs (0.75 before log gradients)
+    pit_scan_max_ring: int = 6  # more candidates than this just outside the 8 x 4 window: a pattern going on (0: no test)
+    pit_scan_blobs: bool = True  # no rim lattice: scan again with dark blobs for candidates (side-lit bowls)
 
 
 @dataclass(frozen=True)

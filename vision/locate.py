@@ -489,16 +489,20 @@ def _pit_scanned(image: np.ndarray, cfg: VisionConfig, stop: threading.Event | N
 
     h, w = image.shape[:2]
     best = None
-    for _, hlat in pit_lattices(image, cfg.locate, cfg.grid.gradient_log_offset):
-        if stop is not None and stop.is_set():
-            return None
-        fit = fit_from_lattice(image, hlat, 0.0, cfg)
-        # the whole playing surface in the image (a pattern running off the image
-        # shows no end, so whether it is a board cannot be told)
-        inside = bool(np.all((fit.corners >= 0) & (fit.corners <= (w - 1, h - 1))))
-        if (inside and fit.grid.score >= cfg.locate.pit_scan_min_score
-                and (best is None or fit.grid.score > best.grid.score)):
-            best = fit
+    # rims first; when they make no lattice, dark blobs (bowls lit from one side)
+    for blobs in (False, True) if cfg.locate.pit_scan_blobs else (False,):
+        for _, hlat in pit_lattices(image, cfg.locate, cfg.grid.gradient_log_offset, blobs=blobs):
+            if stop is not None and stop.is_set():
+                return None
+            fit = fit_from_lattice(image, hlat, 0.0, cfg)
+            # the whole playing surface in the image (a pattern running off the image
+            # shows no end, so whether it is a board cannot be told)
+            inside = bool(np.all((fit.corners >= 0) & (fit.corners <= (w - 1, h - 1))))
+            if (inside and fit.grid.score >= cfg.locate.pit_scan_min_score
+                    and (best is None or fit.grid.score > best.grid.score)):
+                best = fit
+        if best is not None:
+            break
     if best is None:
         return None
     return BoardQuad(best.corners, best.grid.score, best.aspect, "pit_scan", best)

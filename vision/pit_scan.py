@@ -47,6 +47,37 @@ def _rim_maps(image: np.ndarray, cfg: LocateConfig, log_offset: float,
     return [(r, st, ev / norm) for (r, st), ev in zip(circles, maps, strict=True)], s
 
 
+def _blob_maps(image: np.ndarray, cfg: LocateConfig, log_offset: float,
+               ) -> tuple[list[tuple[float, int, np.ndarray]], float]:
+    """Like :func:`_rim_maps`, but dark blobs of each radius: the scale-normalised
+    Laplacian of Gaussian (sigma = r / sqrt 2) of the log intensity, over its mean
+    absolute value. A bowl lit from one side shows no rim most of the way round
+    (its shading runs one way across it), but it is still darker than the wood
+    around it."""
+    h, w = image.shape[:2]
+    s = min(1.0, cfg.pit_scan_long_side_px / max(h, w))
+    small = cv2.resize(image, (int(round(w * s)), int(round(h * s))), interpolation=cv2.INTER_AREA)
+    grey = small if small.ndim == 2 else cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    logi = (128 + log_offset) * np.log(grey.astype(np.float32) + log_offset)
+    out = []
+    for r in cfg.pit_scan_radii_px:
+        st = max(cfg.pit_scan_stride, int(round(r / 3)))
+        sigma = r / np.sqrt(2.0)
+        lap = cv2.Laplacian(cv2.GaussianBlur(logi, (0, 0), sigma), cv2.CV_32F, ksize=3)[::st, ::st]
+        lap *= sigma * sigma / max(float(np.abs(lap).mean()) * sigma * sigma, 1e-6)
+        out.append((float(r), st, lap))
+    return out, s
+
+
+def _ring(coord: dict[tuple[int, int], int], a0: int, b0: int, along_u: bool) -> int:
+    """Candidates on the lattice in the ring of cells just outside the 8 x 4 window
+    (a board's margin: empty; tiles or bricks: the pattern goes on)."""
+    na, nb = (8, 4) if along_u else (4, 8)
+    return sum(1 for a, b in coord
+               if a0 - 1 <= a <= a0 + na and b0 - 1 <= b <= b0 + nb
+               and not (a0 <= a < a0 + na and b0 <= b < b0 + nb))
+
+
 def _peaks(ev: np.ndarray, r: float, stride: int, cfg: LocateConfig) -> np.ndarray:
     """Pit candidates of one radius: strong local maxima (neighbouring pits are at
     least 2.2 radii apart), (N, 2) work px."""
@@ -142,11 +173,13 @@ def _best_window(coord: dict[tuple[int, int], int]) -> tuple[int, int, int, bool
 
 
 def pit_lattices(image: np.ndarray, cfg: LocateConfig = DEFAULT.locate,
-                 log_offset: float = DEFAULT.grid.gradient_log_offset) -> list[tuple[int, np.ndarray]]:
+                 log_offset: float = DEFAULT.grid.gradient_log_offset,
+                 blobs: bool = False) -> list[tuple[int, np.ndarray]]:
     """First lattices from pit candidates, best first: [(candidates on the lattice,
     homography lattice (col, row) -> image px)], columns 0..7 along the long side,
-    rows 0..3, oriented like the image (not mirrored)."""
-    maps, scale = _rim_maps(image, cfg, log_offset)
+    rows 0..3, oriented like the image (not mirrored). ``blobs``: the candidates are
+    dark blobs (:func:`_blob_maps`) instead of rims."""
+    maps, scale = (_blob_maps if blobs else _rim_maps)(image, cfg, log_offset)
     peaks = [_peaks(ev, r, stride, cfg) for r, stride, ev in maps]
     found: list[tuple[int, np.ndarray]] = []
     sets = []
@@ -173,6 +206,8 @@ def pit_lattices(image: np.ndarray, cfg: LocateConfig = DEFAULT.locate,
             n, a0, b0, along_u = _best_window(coord)
             if n < cfg.pit_scan_min_pits:
                 continue
+            if cfg.pit_scan_max_ring and _ring(coord, a0, b0, along_u) > cfg.pit_scan_max_ring:
+                continue  # the pattern goes on past the window: tiles, bricks, not a board
             src, dst = [], []
             for (a, b), j in coord.items():
                 col, row = (a - a0, b - b0) if along_u else (b - b0, a - a0)
