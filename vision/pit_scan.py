@@ -49,11 +49,13 @@ def _rim_maps(image: np.ndarray, cfg: LocateConfig, log_offset: float,
 
 def _blob_maps(image: np.ndarray, cfg: LocateConfig, log_offset: float,
                ) -> tuple[list[tuple[float, int, np.ndarray]], float]:
-    """Like :func:`_rim_maps`, but dark blobs of each radius: the scale-normalised
-    Laplacian of Gaussian (sigma = r / sqrt 2) of the log intensity, over its mean
-    absolute value. A bowl lit from one side shows no rim most of the way round
-    (its shading runs one way across it), but it is still darker than the wood
-    around it."""
+    """Like :func:`_rim_maps`, but dark discs of each radius r: the share of the
+    disc's pixels darker than their neighbourhood, minus that share in the ring
+    from 1.3 r to 1.8 r around it, over ``pit_scan_blob_share``. A bowl lit from
+    one side shows no rim most of the way round (its shading runs one way across
+    it), but most of it is darker than the wood around it; the junctions of a
+    pavement's mortar lines darken only a few of a disc's pixels, and their ring
+    as many."""
     h, w = image.shape[:2]
     s = min(1.0, cfg.pit_scan_long_side_px / max(h, w))
     small = cv2.resize(image, (int(round(w * s)), int(round(h * s))), interpolation=cv2.INTER_AREA)
@@ -62,10 +64,17 @@ def _blob_maps(image: np.ndarray, cfg: LocateConfig, log_offset: float,
     out = []
     for r in cfg.pit_scan_radii_px:
         st = max(cfg.pit_scan_stride, int(round(r / 3)))
-        sigma = r / np.sqrt(2.0)
-        lap = cv2.Laplacian(cv2.GaussianBlur(logi, (0, 0), sigma), cv2.CV_32F, ksize=3)[::st, ::st]
-        lap *= sigma * sigma / max(float(np.abs(lap).mean()) * sigma * sigma, 1e-6)
-        out.append((float(r), st, lap))
+        k = int(6 * r) | 1
+        mean = cv2.blur(logi, (k, k))
+        sd = np.sqrt(np.maximum(cv2.blur(logi * logi, (k, k)) - mean * mean, 1.0))
+        dark = (logi < mean - 0.5 * sd).astype(np.float32)
+        yy, xx = np.mgrid[-2 * r : 2 * r + 1, -2 * r : 2 * r + 1]
+        d = np.hypot(xx, yy)
+        disc = (d <= r).astype(np.float32)
+        ring = ((d >= 1.3 * r) & (d <= 1.8 * r)).astype(np.float32)
+        ev = (cv2.filter2D(dark, -1, disc / disc.sum(), borderType=cv2.BORDER_REFLECT)
+              - cv2.filter2D(dark, -1, ring / ring.sum(), borderType=cv2.BORDER_REFLECT))
+        out.append((float(r), st, ev[::st, ::st] / cfg.pit_scan_blob_share))
     return out, s
 
 
@@ -194,13 +203,23 @@ def pit_lattices(image: np.ndarray, cfg: LocateConfig = DEFAULT.locate,
         if len(pts) < cfg.pit_scan_min_pits:
             continue
         dirs = _directions(pts, 2.0 * maps[k][0])
-        if dirs is None:
+        if dirs is None and not blobs:
             continue
-        u, v = dirs
         tried: set[int] = set()
-        for seed in range(min(cfg.pit_scan_seeds, len(pts))):
+        for seed in range(min(cfg.pit_scan_seeds * (10 if blobs else 1), len(pts))):
             if seed in tried:
                 continue
+            if blobs:
+                # the step from the seed's own neighbours (a table's pattern may
+                # outnumber the pits, and its step is not theirs)
+                near = np.argsort(np.linalg.norm(pts - pts[seed], axis=1))[:12]
+                local = _directions(pts[near], 2.0 * maps[k][0])
+                if local is None:
+                    continue
+                u, v = local
+            else:
+                assert dirs is not None
+                u, v = dirs
             coord = _grow(pts, seed, u, v, cfg.pit_scan_tolerance)
             tried.update(coord.values())
             n, a0, b0, along_u = _best_window(coord)

@@ -327,8 +327,8 @@ def test_side_lit_bowls_on_bricks_are_found_as_dark_blobs() -> None:
     assert _lattice_error(blobs[0][1], scene) < 20.0
 
 
-def test_mortar_junctions_going_on_past_the_window_are_no_lattice() -> None:
-    # a bare brick pavement: its junction lattice goes on beyond any 8 x 4 window
+def test_a_pattern_of_dark_discs_going_on_past_the_window_is_no_lattice() -> None:
+    # a dotted cloth: dark discs on a lattice with no end inside the image
     import dataclasses
 
     import cv2
@@ -336,12 +336,12 @@ def test_mortar_junctions_going_on_past_the_window_are_no_lattice() -> None:
     from vision.pit_scan import pit_lattices
 
     w, h = 960, 540
-    wall = np.full((h, w, 3), 200, np.uint8)
-    for y in range(0, h, 28):
-        cv2.line(wall, (0, y), (w, y), (70, 70, 75), 3)
-        for x in range(0 if (y // 28) % 2 else 30, w, 60):
-            cv2.line(wall, (x, y), (x, y + 28), (70, 70, 75), 3)
-    full = [n for n, _ in pit_lattices(wall, dataclasses.replace(DEFAULT.locate, pit_scan_max_ring=0), blobs=True)]
-    kept = [n for n, _ in pit_lattices(wall, blobs=True)]
-    assert full and max(full) >= 28  # without the test: full windows of junctions
-    assert all(n < 28 for n in kept)
+    cloth = np.full((h, w, 3), 190, np.uint8)
+    for y in range(20, h, 44):
+        for x in range(20, w, 48):
+            cv2.circle(cloth, (x, y), 13, (80, 85, 90), -1)
+    cloth = cv2.GaussianBlur(cloth, (0, 0), 1.5)
+    full = [n for n, _ in pit_lattices(cloth, dataclasses.replace(DEFAULT.locate, pit_scan_max_ring=0), blobs=True)]
+    kept = [n for n, _ in pit_lattices(cloth, blobs=True)]
+    assert full and max(full) >= 28  # without the test: full 8 x 4 windows of discs
+    assert kept == []
