@@ -16,7 +16,15 @@ pits still show: each is a closed curve of radial gradient
 3. the 8 x 4 window of lattice coordinates holding the most candidates, fitted
    by a homography (RANSAC), is a first lattice for
    :func:`vision.board.fit_from_lattice`, which refits it on the image and
-   scores it like any other.
+   scores it like any other; a window with more than ``pit_scan_max_ring``
+   candidates in the ring of cells around it is a pattern going on (tiles,
+   bricks, a dotted cloth) and is not fitted.
+
+When the rims give no lattice (``blobs=True``, :func:`_blob_maps`), the
+candidates are dark discs instead: bowls lit from one side show a rim only on
+one side, but most of each is darker than the wood around it. A pavement's
+pattern may then outnumber the pits, so each seed (60 of them) is grown with
+the step of its own nearest candidates rather than the image's dominant one.
 
 Points are OpenCV ``(x, y)``; lattice coordinates are ``(col, row)``.
 """
