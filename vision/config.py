@@ -63,7 +63,7 @@ class LocateConfig:
     pit_scan_early: float = 1.0  # a pit-scan fit this good is taken before the outline finalists are fitted (0: after)
     pit_scan_min_score: float = 0.5  # PitGrid.score a pit-scan fit needs (0.75 before log gradients)
     pit_scan_max_ring: int = 6  # more candidates than this just outside the 8 x 4 window: a pattern going on (0: no test)
-    pit_scan_blobs: bool = True  # no rim lattice: scan again with dark blobs for candidates (side-lit bowls)
+    pit_scan_blobs: bool = True  # last resort (no clear fit, no rim lattice): scan again with dark discs for candidates
     pit_scan_blob_share: float = 0.25  # a dark disc's darker share over its ring's, counted as evidence 1
 
 

@@ -415,7 +415,7 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
         first = (q0, fit)
     ranked = ranked0 if ranked0 is not None else rank_candidates(small, scored, cfg)
     if not ranked:
-        scanned = (scan[0] if scan else _pit_scanned(image, cfg)) if lc.pit_scan else None
+        scanned = _last_resort(image, cfg, scan[0] if scan else _pit_scanned(image, cfg)) if lc.pit_scan else None
         if scanned is None:
             raise BoardNotFound("no board-sized four-sided shape in the image, nor a 4x8 pit lattice")
         return scanned
@@ -463,7 +463,7 @@ def _verified(image: np.ndarray, ranked: list[tuple[float, np.ndarray, str]], sc
             break
     if lc.pit_scan and (best is None or best[0] < lc.verify_enough):
         # no outline holds a clear lattice: the pits alone may show one (better)
-        scanned = scan[0] if scan else _pit_scanned(image, cfg)
+        scanned = _last_resort(image, cfg, scan[0] if scan else _pit_scanned(image, cfg))
         if scanned is not None and (best is None or scanned.score > best[0]):
             return scanned
     if best is None:
@@ -479,33 +479,39 @@ def _verified(image: np.ndarray, ranked: list[tuple[float, np.ndarray, str]], sc
 
 
 def _pit_scanned(image: np.ndarray, cfg: VisionConfig, stop: threading.Event | None = None,
-                 ) -> BoardQuad | None:
-    """The best top-face fit started from the pits alone (:mod:`vision.pit_scan`),
-    when it scores at least ``LocateConfig.pit_scan_min_score``. ``stop``: set by
-    the caller when the result is no longer wanted (the scan, on a helper thread,
-    then ends before its next fit and returns None)."""
+                 blobs: bool = False) -> BoardQuad | None:
+    """The best top-face fit started from the pits alone (:mod:`vision.pit_scan`;
+    ``blobs``: dark-disc candidates instead of rims), when it scores at least
+    ``LocateConfig.pit_scan_min_score``. ``stop``: set by the caller when the
+    result is no longer wanted (the scan, on a helper thread, then ends before its
+    next fit and returns None)."""
     from vision.board import fit_from_lattice
     from vision.pit_scan import pit_lattices
 
     h, w = image.shape[:2]
     best = None
-    # rims first; when they make no lattice, dark blobs (bowls lit from one side)
-    for blobs in (False, True) if cfg.locate.pit_scan_blobs else (False,):
-        for _, hlat in pit_lattices(image, cfg.locate, cfg.grid.gradient_log_offset, blobs=blobs):
-            if stop is not None and stop.is_set():
-                return None
-            fit = fit_from_lattice(image, hlat, 0.0, cfg)
-            # the whole playing surface in the image (a pattern running off the image
-            # shows no end, so whether it is a board cannot be told)
-            inside = bool(np.all((fit.corners >= 0) & (fit.corners <= (w - 1, h - 1))))
-            if (inside and fit.grid.score >= cfg.locate.pit_scan_min_score
-                    and (best is None or fit.grid.score > best.grid.score)):
-                best = fit
-        if best is not None:
-            break
+    for _, hlat in pit_lattices(image, cfg.locate, cfg.grid.gradient_log_offset, blobs=blobs):
+        if stop is not None and stop.is_set():
+            return None
+        fit = fit_from_lattice(image, hlat, 0.0, cfg)
+        # the whole playing surface in the image (a pattern running off the image
+        # shows no end, so whether it is a board cannot be told)
+        inside = bool(np.all((fit.corners >= 0) & (fit.corners <= (w - 1, h - 1))))
+        if (inside and fit.grid.score >= cfg.locate.pit_scan_min_score
+                and (best is None or fit.grid.score > best.grid.score)):
+            best = fit
     if best is None:
         return None
-    return BoardQuad(best.corners, best.grid.score, best.aspect, "pit_scan", best)
+    return BoardQuad(best.corners, best.grid.score, best.aspect, "pit_scan_blobs" if blobs else "pit_scan", best)
+
+
+def _last_resort(image: np.ndarray, cfg: VisionConfig, scanned: BoardQuad | None) -> BoardQuad | None:
+    """``scanned`` (the rim scan's result), or when the rims made no lattice and
+    ``pit_scan_blobs``, the dark-disc scan's (~300 ms: only once nothing else fits
+    clearly)."""
+    if scanned is None and cfg.locate.pit_scan_blobs:
+        return _pit_scanned(image, cfg, blobs=True)
+    return scanned
 
 
 def aruco_corners(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad | None:
