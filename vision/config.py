@@ -170,6 +170,7 @@ class DecodeConfig:
     total_max: int = 64
     uncertain_below: float = 0.6  # per-pit confidence below this -> listed as uncertain
     hand_min_pits: int = 2  # this many neighbouring occluded pits (or more) -> hand_over_board
+    covered_empty: bool = True  # ... or one occluded pit most likely empty (its rim hidden by no seeds)
 
 
 @dataclass(frozen=True)

@@ -91,6 +91,10 @@ def decode(
 
     ``occluded`` (32 bools) marks pits whose rim is hidden: their distribution is
     flattened, their confidence is 0 and they are named in the status.
+    ``hand_over_board`` is reported when ``hand_min_pits`` neighbouring pits are
+    occluded, or one occluded pit is most likely empty (``covered_empty``): a heap
+    hides a rim too, but it is read as many seeds; on renders, hidden pits under a
+    hand are mostly read as empty, those hidden by a heap as 5 or more.
     """
     p = np.asarray(probabilities, np.float64)
     if p.shape != (len(HOLES), cfg.max_count + 1):
@@ -98,6 +102,9 @@ def decode(
     p = np.clip(np.nan_to_num(p, nan=0.0), 0.0, None)
     p = p / np.maximum(p.sum(axis=1, keepdims=True), 1e-12)
     occ = np.zeros(len(HOLES), bool) if occluded is None else np.asarray(occluded, bool)
+    # a rim hidden with no seed in sight: something lies over the pit (an empty pit
+    # shows its rim; a heap hiding it is read as many seeds)
+    covered = occ & (p.argmax(axis=1) == 0) if cfg.covered_empty else np.zeros_like(occ)
     uniform = np.full(cfg.max_count + 1, 1.0 / (cfg.max_count + 1))
     p[occ] = 0.5 * p[occ] + 0.5 * uniform
     logp = np.log(np.maximum(p, 1e-12))
@@ -121,7 +128,7 @@ def decode(
     conf = p[np.arange(len(HOLES)), counts]
     conf[occ] = 0.0
     occ_names = [n for n, o in zip(HOLES, occ, strict=True) if o]
-    if _largest_cluster(occ_names) >= cfg.hand_min_pits:
+    if _largest_cluster(occ_names) >= cfg.hand_min_pits or covered.any():
         status.append("hand_over_board")
     if occ_names:
         status.append("occluded_pits:" + ",".join(occ_names))

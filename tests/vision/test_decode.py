@@ -61,6 +61,19 @@ def test_occluded_pits_get_zero_confidence_and_a_hand_status() -> None:
     assert "occluded_pits:A1,A2,A3" in dec.status
 
 
+def test_one_hidden_rim_with_no_seed_in_sight_is_a_hand_but_a_heap_is_not() -> None:
+    # an empty pit shows its rim: hidden and read as empty, something covers it
+    occ = np.zeros(32, bool)
+    occ[HOLES.index("B3")] = True
+    covered = decode(peaked({"A5": 6, "a5": 6, "A6": 4, "a6": 4}), occ)
+    assert "hand_over_board" in covered.status
+    assert "occluded_pits:B3" in covered.status
+    # a heap of 22 hides its own rim: flagged as occluded, but no hand
+    heap = decode(peaked({"B3": 22, "A5": 6, "a5": 6}), occ)
+    assert "occluded_pits:B3" in heap.status
+    assert "hand_over_board" not in heap.status
+
+
 def test_bad_shape_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="probabilities"):
         decode(np.ones((32, 10)))
