@@ -173,3 +173,18 @@ def test_aruco_markers_give_the_corners_when_enabled() -> None:
     cfg = dataclasses.replace(DEFAULT, locate=dataclasses.replace(DEFAULT.locate, use_aruco=True))
     assert locate_board(img, cfg).method == "aruco"
     assert aruco_corners(np.full((360, 640, 3), 255, np.uint8)) is None
+
+
+def test_warm_up_runs_every_stage_once_and_leaves_readings_unchanged() -> None:
+    # bao recognize warms up before timing the image: the practice board must be a
+    # board (or the warm-up would stop at the locate stage) and nothing may carry over
+    from vision.pipeline import _practice_board, warm_up
+
+    practice = recognize(_practice_board(), on_missing="status")
+    assert "board_not_found" not in practice.status
+    scene = draw_scene(START_COUNTS, default_corners((640, 360), 0, 0.05, 0.8), seed=3)
+    before = recognize(scene.image, south="bottom")
+    assert warm_up() > 0
+    after = recognize(scene.image, south="bottom")
+    assert after.position == before.position
+    assert after.board_corners_px == before.board_corners_px

@@ -75,12 +75,15 @@ def _read(path: str):  # -> np.ndarray (BGR uint8)
 
 
 def _recognize(args: argparse.Namespace) -> int:
-    from vision.pipeline import recognize
+    from vision.pipeline import recognize, warm_up
     from vision.profile import BoardProfile
 
     profile = BoardProfile.load(args.calibration) if args.calibration else None
     south = args.south or (profile.south_side if profile else "bottom")
     image = _read(args.image)
+    # the process's one-time set-up (network load, OpenCV tables) before the image,
+    # so that timings_ms is this image's work
+    warm_up()
     result = recognize(image, south=south, profile=profile)
     if args.json:
         print(json.dumps(result.to_json()))
