@@ -638,6 +638,9 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
         score = 0.0  # tiles or a pattern going on beyond the lattice: no board
     if _outer_line_void(table, gc):
         score = 0.0  # a lattice line on the margin: one pitch off, or astride a hand
+    in_image = to_image(centres.reshape(-1, 2), m)
+    if not np.all((in_image >= 0) & (in_image <= (image.shape[1] - 1, image.shape[0] - 1))):
+        score = 0.0  # pits outside the image cannot be read (and a pattern running off it has no end)
     grid = PitGrid(centres, (p, p), rim, score, radius, radius[1] / radius[0], inliers)
     edges = surface_edges(lview, grid, gap, gc)
     # the pits' own centres and outer radius, for the counter's crops and the page's rings

@@ -345,3 +345,22 @@ def test_a_pattern_of_dark_discs_going_on_past_the_window_is_no_lattice() -> Non
     kept = [n for n, _ in pit_lattices(cloth, blobs=True)]
     assert full and max(full) >= 28  # without the test: full 8 x 4 windows of discs
     assert kept == []
+
+
+def test_a_lattice_with_pits_outside_the_image_is_no_board() -> None:
+    # a bare brick pavement once gave a "board" whose fourth row of pits lay below the
+    # image: pits that cannot be seen cannot be read
+    import cv2
+
+    from vision.errors import BoardNotFound
+    from vision.locate import locate_board
+
+    w, h = 960, 540
+    wall = np.full((h, w, 3), 200, np.float32)
+    for y in range(0, h, 28):
+        cv2.line(wall, (0, y), (w, y), (70, 70, 75), 3)
+        for x in range(0 if (y // 28) % 2 else 30, w, 60):
+            cv2.line(wall, (x, y), (x, y + 28), (70, 70, 75), 3)
+    wall = np.clip(wall + np.random.default_rng(1).normal(0, 3, (h, w, 1)), 0, 255).astype(np.uint8)
+    with pytest.raises(BoardNotFound):
+        locate_board(wall)
