@@ -112,12 +112,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=1,
                     help="OpenCV and numpy threads (default 1: one core's time; the machine's "
                          "cores for wall time as a user gets it)")
+    ap.add_argument("--no-background", action="store_true",
+                    help="no helper thread in the locate stage (it is off at one thread anyway)")
     args = ap.parse_args(argv)
     if args.threads < 1:
         ap.error("--threads must be 1 or more")
     cv2.setNumThreads(args.threads)
     # one thread: the locate stage's speculative work on a second core is off too
-    cfg = DEFAULT if args.threads > 1 else dataclasses.replace(
+    cfg = DEFAULT if args.threads > 1 and not args.no_background else dataclasses.replace(
         DEFAULT, locate=dataclasses.replace(DEFAULT.locate, background=False))
 
     folder = Path(args.dir)
@@ -236,7 +238,8 @@ def main(argv: list[str] | None = None) -> int:
                       for s, v in timings.items()},
         "cpu_ms_per_image": {"median": round(pct(cpu_ms, 50), 1), "p95": round(pct(cpu_ms, 95), 1)},
         "machine": (f"{os.cpu_count()} cpu, cv2 threads {args.threads}, OMP threads "
-                    f"{os.environ.get('OMP_NUM_THREADS')}, load average {os.getloadavg()[0]:.1f}"),
+                    f"{os.environ.get('OMP_NUM_THREADS')}, locate helper thread "
+                    f"{'on' if cfg.locate.background else 'off'}, load average {os.getloadavg()[0]:.1f}"),
     }
     out = args.out
     out.mkdir(parents=True, exist_ok=True)
