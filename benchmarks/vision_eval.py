@@ -112,15 +112,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=1,
                     help="OpenCV and numpy threads (default 1: one core's time; the machine's "
                          "cores for wall time as a user gets it)")
-    ap.add_argument("--no-background", action="store_true",
-                    help="no helper thread in the locate stage (it is off at one thread anyway)")
+    ap.add_argument("--background", action="store_true",
+                    help="the locate stage's helper thread on (LocateConfig.background; never at one thread)")
     args = ap.parse_args(argv)
     if args.threads < 1:
         ap.error("--threads must be 1 or more")
     cv2.setNumThreads(args.threads)
     # one thread: the locate stage's speculative work on a second core is off too
-    cfg = DEFAULT if args.threads > 1 and not args.no_background else dataclasses.replace(
-        DEFAULT, locate=dataclasses.replace(DEFAULT.locate, background=False))
+    cfg = dataclasses.replace(DEFAULT, locate=dataclasses.replace(
+        DEFAULT.locate, background=args.background and args.threads > 1))
 
     folder = Path(args.dir)
     labels = sorted(folder.glob("*.json"))

@@ -47,7 +47,11 @@ class LocateConfig:
     verify_passes: int = 3  # its lattice refits
     verify_other_min: float = 0.7  # a finalist other than the best-ranked needs this fit
     verify_enough: float = 1.0  # a finalist fitting this well ends the search
-    background: bool = True  # start work that may be needed (outline ranking, pit scan) on a second thread
+    # start work that may be needed (outline ranking, pit scan) on a helper thread. Off: on
+    # this 2-core machine it made no median faster (Python holds the GIL between the
+    # small numpy calls, and leftover work slowed the count stage): seed 53, 2 threads,
+    # 185 ms on and off; seed 43 165 on, 158 off
+    background: bool = False
     # outline-free start (vision/pit_scan.py): pits found over the whole image
     pit_scan: bool = True  # used when no outline candidate holds a lattice
     pit_scan_long_side_px: int = 480

@@ -313,16 +313,20 @@ def outline_candidates(image: np.ndarray, cfg: VisionConfig = DEFAULT,
 
 
 def rank_candidates(small: np.ndarray, scored: list[tuple[float, np.ndarray, str]], cfg: VisionConfig = DEFAULT,
-                    ) -> list[tuple[float, np.ndarray, str]]:
+                    stop: threading.Event | None = None) -> list[tuple[float, np.ndarray, str]]:
     """The best few of :func:`outline_candidates` ranked by the free lattice search
     (which knows no margins or pit size) x the outline: [(quick lattice score, quad
-    rolled so side 0->1 runs along the 8 columns, method)], best first."""
+    rolled so side 0->1 runs along the 8 columns, method)], best first. ``stop``: set
+    when the ranking is no longer wanted (on a helper thread it then ends early,
+    with what it has)."""
     lc = cfg.locate
     if not scored:
         return []
     ranked = []
     top_outline = scored[0][0]
     for outline, q, name in scored[: lc.finalists]:
+        if stop is not None and stop.is_set():
+            break
         ls, lq = _lattice_score(small, q, cfg)
         # a sharp, continuous outline is further evidence (weighted down: tiles and
         # mortar lines have sharper outlines than any board)
@@ -384,11 +388,14 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
         # most often the strongest outline is the board: when its top-face fit is
         # clearly good, the lattice ranking of the others is not needed (with
         # ``background``, it is made on the other core meanwhile, in case)
-        ranking = _Later(lc.background, rank_candidates, small, scored, cfg)
+        unwanted = threading.Event()
+        ranking = _Later(lc.background, rank_candidates, small, scored, cfg, unwanted)
         q0 = long_axis_first(scored[0][1])
         fit = fit_top_face(image, q0 / scale, cfg.rectify.default_aspect, cfg, restart=False,
                            nominal=False)
-        if fit.grid.score < lc.verify_enough:
+        if fit.grid.score >= lc.verify_enough:
+            unwanted.set()  # (the ranking's helper thread stops at its next outline)
+        else:
             early_scan = lc.pit_scan and lc.pit_scan_early > 0
             stop = threading.Event()
             scanning = _Later(lc.background and early_scan, _pit_scanned, image, cfg, stop)
@@ -490,7 +497,7 @@ def _pit_scanned(image: np.ndarray, cfg: VisionConfig, stop: threading.Event | N
 
     h, w = image.shape[:2]
     best = None
-    for _, hlat in pit_lattices(image, cfg.locate, cfg.grid.gradient_log_offset, blobs=blobs):
+    for _, hlat in pit_lattices(image, cfg.locate, cfg.grid.gradient_log_offset, blobs=blobs, stop=stop):
         if stop is not None and stop.is_set():
             return None
         fit = fit_from_lattice(image, hlat, 0.0, cfg)
