@@ -47,6 +47,9 @@ class LocateConfig:
     verify_passes: int = 3  # its lattice refits
     verify_other_min: float = 0.7  # a finalist other than the best-ranked needs this fit
     verify_enough: float = 1.0  # a finalist fitting this well ends the search
+    # the strongest outline's first fit this good is taken at once (first fits over 316
+    # renders: all 11 between 0.7 and 1.0 on the right pits; one of 10 at 0.5-0.6 not)
+    first_fit_enough: float = 0.75
     # start work that may be needed (outline ranking, pit scan) on a helper thread. Off: on
     # this 2-core machine it made no median faster (Python holds the GIL between the
     # small numpy calls, and leftover work slowed the count stage): seed 53, 2 threads,

@@ -393,8 +393,11 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
         q0 = long_axis_first(scored[0][1])
         fit = fit_top_face(image, q0 / scale, cfg.rectify.default_aspect, cfg, restart=False,
                            nominal=False)
-        if fit.grid.score >= lc.verify_enough:
+        if fit.grid.score >= lc.first_fit_enough:
             unwanted.set()  # (the ranking's helper thread stops at its next outline)
+            return BoardQuad(fit.corners, fit.grid.score, fit.aspect, scored[0][2], fit)
+        if fit.grid.score >= lc.verify_enough:
+            unwanted.set()
         else:
             early_scan = lc.pit_scan and lc.pit_scan_early > 0
             stop = threading.Event()
