@@ -250,12 +250,23 @@ def count_pit(crop_bgr: np.ndarray, look: SeedLook | None = None,
 
 
 def count_pits(crops: Sequence[np.ndarray], look: SeedLook | None = None,
-               views: int | None = None) -> list[PitCount]:
-    """:func:`count_pit` for many crops, batched."""
+               views: int | None = None, recheck: tuple[float, int] | None = None) -> list[PitCount]:
+    """:func:`count_pit` for many crops, batched.
+
+    ``recheck`` = (below, views): the crops whose most likely count has a
+    probability under ``below`` are read again at ``views`` views, and that
+    reading replaces the first (``CountConfig.recheck_below``/``recheck_views``
+    in the board pipeline)."""
     if not crops:
         return []
     squares = [_square(_check_crop(c)) for c in crops]
-    probs = load_net().probabilities(squares, CountConfig.views if views is None else views)
+    first = CountConfig.views if views is None else views
+    net = load_net()
+    probs = net.probabilities(squares, first)
+    if recheck is not None and recheck[1] > first:
+        unsure = np.flatnonzero(probs.max(axis=1) < recheck[0])
+        if len(unsure):
+            probs[unsure] = net.probabilities([squares[i] for i in unsure], recheck[1])
     if look is None or look.empty is None:
         return [_result(p) for p in probs]
     seeds = [look.changed_seeds(prepare(c)) for c in squares]

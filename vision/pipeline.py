@@ -81,19 +81,21 @@ class Recognition:
 
 
 def _default_counter(crops: Sequence[np.ndarray], look: Any, views: int,
-                     nyumba_views: int | None = None) -> Sequence[Any]:
+                     nyumba_views: int | None = None,
+                     recheck: tuple[float, int] | None = None) -> Sequence[Any]:
     """:func:`vision.count.count_pits` on the 32 crops (``HOLES`` order), the two nyumba
     with ``nyumba_views`` views (the square pits are the counter's weakest; two crops
-    are cheap to look at from every side)."""
+    are cheap to look at from every side); ``recheck``: (below, views), the pits read
+    less surely than ``below`` are read again at ``views`` views."""
     from vision.count import count_pits
 
     if nyumba_views is None or nyumba_views == views or len(crops) != len(HOLES):
-        return count_pits(crops, look, views)
+        return count_pits(crops, look, views, recheck)
     # each crop through the network once: the round pits at ``views``, the nyumba at theirs
     groups = ([i for i, n in enumerate(HOLES) if n not in NYUMBA], [HOLES.index(n) for n in NYUMBA])
     results: list[Any] = [None] * len(crops)
     for idx, v in zip(groups, (views, nyumba_views), strict=True):
-        for i, r in zip(idx, count_pits([crops[i] for i in idx], look, v), strict=True):
+        for i, r in zip(idx, count_pits([crops[i] for i in idx], look, v, recheck), strict=True):
             results[i] = r
     return results
 
@@ -195,7 +197,8 @@ def recognize(
     crops = pit_crops(image, hmat, grid, cfg)
     look = _seed_look(profile)
     results = (counter(crops, look) if counter is not None
-               else _default_counter(crops, look, cfg.count.views, cfg.count.nyumba_views))
+               else _default_counter(crops, look, cfg.count.views, cfg.count.nyumba_views,
+                                     (cfg.count.recheck_below, cfg.count.recheck_views)))
     probs = np.array([np.asarray(r.probabilities, np.float64) for r in results])
     lap("count")
     rim_by_hole = {n: grid.rim[HOLE_CELL[n]] for n in HOLES}

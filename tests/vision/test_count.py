@@ -152,3 +152,35 @@ def test_fit_seed_look_needs_an_empty_and_a_seeded_pit() -> None:
         fit_seed_look([drawn_pit(2)], [2, 0])
     with pytest.raises(ValueError):
         SeedLook.from_json({"seed_lab": [1, 2]})
+
+
+def test_unsure_pits_are_read_again_at_more_views(monkeypatch: pytest.MonkeyPatch) -> None:
+    # CountConfig.recheck_*: only a crop whose first reading is under the bar is read
+    # again, and that reading replaces the first
+    import vision.count as count_mod
+
+    def dist(mode: int, p: float) -> np.ndarray:
+        d = np.full(41, (1 - p) / 40)
+        d[mode] = p
+        return d
+
+    calls: list[tuple[int, int]] = []
+
+    class Net:
+        def probabilities(self, crops: list[np.ndarray], views: int = 1) -> np.ndarray:
+            calls.append((len(crops), views))
+            if views == 1:  # crop 0 sure of 2 seeds, crop 1 torn between 1 and 2
+                first = dist(2, 0.97)
+                torn = np.full(41, 0.0025)
+                torn[1], torn[2] = 0.45, 0.4525
+                return np.stack([first, torn][: len(crops)])
+            return np.stack([dist(3, 0.8)] * len(crops))
+
+    monkeypatch.setattr(count_mod, "load_net", lambda: Net())
+    crops = [np.full((32, 32, 3), 120, np.uint8), np.full((32, 32, 3), 90, np.uint8)]
+    once = count_pits(crops, views=1)
+    assert [r.count for r in once] == [2, 2]
+    again = count_pits(crops, views=1, recheck=(0.9, 4))
+    assert [r.count for r in again] == [2, 3]
+    assert again[1].confidence == pytest.approx(0.8)
+    assert calls[-1] == (1, 4)  # the unsure crop alone, at 4 views
