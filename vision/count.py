@@ -250,13 +250,13 @@ def count_pit(crop_bgr: np.ndarray, look: SeedLook | None = None,
 
 
 def count_pits(crops: Sequence[np.ndarray], look: SeedLook | None = None,
-               views: int | None = None, recheck: tuple[float, int] | None = None) -> list[PitCount]:
+               views: int | None = None, recheck: tuple[float, int, int] | None = None) -> list[PitCount]:
     """:func:`count_pit` for many crops, batched.
 
-    ``recheck`` = (below, views): the crops whose most likely count has a
-    probability under ``below`` are read again at ``views`` views, and that
-    reading replaces the first (``CountConfig.recheck_below``/``recheck_views``
-    in the board pipeline)."""
+    ``recheck`` = (below, views, max_count): the crops whose most likely count is
+    at most ``max_count`` with a probability under ``below`` are read again at
+    ``views`` views, and that reading replaces the first
+    (``CountConfig.recheck_*`` in the board pipeline)."""
     if not crops:
         return []
     squares = [_square(_check_crop(c)) for c in crops]
@@ -264,7 +264,7 @@ def count_pits(crops: Sequence[np.ndarray], look: SeedLook | None = None,
     net = load_net()
     probs = net.probabilities(squares, first)
     if recheck is not None and recheck[1] > first:
-        unsure = np.flatnonzero(probs.max(axis=1) < recheck[0])
+        unsure = np.flatnonzero((probs.max(axis=1) < recheck[0]) & (probs.argmax(axis=1) <= recheck[2]))
         if len(unsure):
             probs[unsure] = net.probabilities([squares[i] for i in unsure], recheck[1])
     if look is None or look.empty is None:

@@ -82,11 +82,12 @@ class Recognition:
 
 def _default_counter(crops: Sequence[np.ndarray], look: Any, views: int,
                      nyumba_views: int | None = None,
-                     recheck: tuple[float, int] | None = None) -> Sequence[Any]:
+                     recheck: tuple[float, int, int] | None = None) -> Sequence[Any]:
     """:func:`vision.count.count_pits` on the 32 crops (``HOLES`` order), the two nyumba
     with ``nyumba_views`` views (the square pits are the counter's weakest; two crops
-    are cheap to look at from every side); ``recheck``: (below, views), the pits read
-    less surely than ``below`` are read again at ``views`` views."""
+    are cheap to look at from every side); ``recheck``: (below, views, max_count), the
+    pits of at most ``max_count`` seeds read less surely than ``below`` are read again
+    at ``views`` views."""
     from vision.count import count_pits
 
     if nyumba_views is None or nyumba_views == views or len(crops) != len(HOLES):
@@ -198,7 +199,8 @@ def recognize(
     look = _seed_look(profile)
     results = (counter(crops, look) if counter is not None
                else _default_counter(crops, look, cfg.count.views, cfg.count.nyumba_views,
-                                     (cfg.count.recheck_below, cfg.count.recheck_views)))
+                                     (cfg.count.recheck_below, cfg.count.recheck_views,
+                                      cfg.count.recheck_max_count)))
     probs = np.array([np.asarray(r.probabilities, np.float64) for r in results])
     lap("count")
     rim_by_hole = {n: grid.rim[HOLE_CELL[n]] for n in HOLES}

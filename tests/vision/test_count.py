@@ -180,7 +180,10 @@ def test_unsure_pits_are_read_again_at_more_views(monkeypatch: pytest.MonkeyPatc
     crops = [np.full((32, 32, 3), 120, np.uint8), np.full((32, 32, 3), 90, np.uint8)]
     once = count_pits(crops, views=1)
     assert [r.count for r in once] == [2, 2]
-    again = count_pits(crops, views=1, recheck=(0.9, 4))
+    again = count_pits(crops, views=1, recheck=(0.9, 4, 8))
     assert [r.count for r in again] == [2, 3]
     assert again[1].confidence == pytest.approx(0.8)
     assert calls[-1] == (1, 4)  # the unsure crop alone, at 4 views
+    # a heap (most likely count above max_count) keeps its first reading
+    heap = count_pits(crops, views=1, recheck=(0.9, 4, 1))
+    assert [r.count for r in heap] == [2, 2]
