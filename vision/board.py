@@ -268,15 +268,20 @@ def rim_centres(gx: np.ndarray, gy: np.ndarray, centres: np.ndarray, radius: tup
     return new.reshape(centres.shape), _outer_radius(gx, gy, new, radius, cfg)
 
 
-def _gradients(view: np.ndarray, log_offset: float) -> tuple[np.ndarray, np.ndarray]:
-    """Sobel gradients of the view's log intensity, ``(128 + c) log(I + c)`` with
-    ``c = log_offset`` (as steep as the intensity itself at mid-grey): a pit rim
-    on near-black wood is as strong as one on pale wood, relative to the view's
-    mean gradient. ``log_offset`` 0: the plain intensity."""
+def log_intensity(view: np.ndarray, log_offset: float) -> np.ndarray:
+    """The view's grey level as ``(128 + c) log(I + c)`` with ``c = log_offset`` (as
+    steep as the intensity itself at mid-grey), float32; ``log_offset`` 0: the
+    plain grey level."""
     grey = view if view.ndim == 2 else cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
     if log_offset > 0:
-        grey = ((128.0 + log_offset) * np.log(grey.astype(np.float32) + log_offset)).astype(np.float32)
-    grey = cv2.GaussianBlur(grey, (3, 3), 0)
+        return ((128.0 + log_offset) * np.log(grey.astype(np.float32) + log_offset)).astype(np.float32)
+    return grey
+
+
+def _gradients(view: np.ndarray, log_offset: float) -> tuple[np.ndarray, np.ndarray]:
+    """Sobel gradients of the view's :func:`log_intensity`: a pit rim on near-black
+    wood is as strong as one on pale wood, relative to the view's mean gradient."""
+    grey = cv2.GaussianBlur(log_intensity(view, log_offset), (3, 3), 0)
     return cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
 
 

@@ -425,7 +425,7 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
         first = (q0, fit)
     ranked = ranked0 if ranked0 is not None else rank_candidates(small, scored, cfg)
     if not ranked:
-        scanned = _last_resort(image, cfg, scan[0] if scan else _pit_scanned(image, cfg)) if lc.pit_scan else None
+        scanned = _last_resort(image, cfg, scan) if lc.pit_scan else None
         if scanned is None:
             raise BoardNotFound("no board-sized four-sided shape in the image, nor a 4x8 pit lattice")
         return scanned
@@ -473,7 +473,7 @@ def _verified(image: np.ndarray, ranked: list[tuple[float, np.ndarray, str]], sc
             break
     if lc.pit_scan and (best is None or best[0] < lc.verify_enough):
         # no outline holds a clear lattice: the pits alone may show one (better)
-        scanned = _last_resort(image, cfg, scan[0] if scan else _pit_scanned(image, cfg))
+        scanned = _last_resort(image, cfg, scan)
         if scanned is not None and (best is None or scanned.score > best[0]):
             return scanned
     if best is None:
@@ -515,10 +515,11 @@ def _pit_scanned(image: np.ndarray, cfg: VisionConfig, stop: threading.Event | N
     return BoardQuad(best.corners, best.grid.score, best.aspect, "pit_scan_blobs" if blobs else "pit_scan", best)
 
 
-def _last_resort(image: np.ndarray, cfg: VisionConfig, scanned: BoardQuad | None) -> BoardQuad | None:
-    """``scanned`` (the rim scan's result), or when the rims made no lattice and
-    ``pit_scan_blobs``, the dark-disc scan's (~300 ms: only once nothing else fits
-    clearly)."""
+def _last_resort(image: np.ndarray, cfg: VisionConfig, scan: list[BoardQuad | None] | None) -> BoardQuad | None:
+    """The rim scan's result (``scan``: ``[it]`` when it has run already), or when
+    the rims made no lattice and ``pit_scan_blobs``, the dark-disc scan's (~300 ms:
+    only once nothing else fits clearly)."""
+    scanned = scan[0] if scan else _pit_scanned(image, cfg)
     if scanned is None and cfg.locate.pit_scan_blobs:
         return _pit_scanned(image, cfg, blobs=True)
     return scanned

@@ -224,30 +224,22 @@ def recognize(
 def warm_up(cfg: VisionConfig = DEFAULT) -> float:
     """Do a fresh process's one-time start-up work before the first image is timed.
 
-    The counter network is loaded (and checked against its weights), and it runs
-    once. OpenCV's lazily built tables (the 8-bit Lab conversion: ~60 ms) and the
-    network's first-run set-up are made on a tiny input. The locate stage's helper
-    threads are started. Otherwise all of this lands in the first image's stage
-    times: ``bao recognize`` in a fresh process measured locate +100 ms and count
+    One pass of :func:`recognize` over a drawn board loads the counter network
+    (and checks it against its weights) and runs it, and has OpenCV build its
+    lazily made tables (the 8-bit Lab conversion: ~60 ms; the DFT behind large
+    filters). The locate stage's helper threads are started. Otherwise all of this
+    lands in the first image's stage times: ``bao recognize`` in a fresh process measured locate +100 ms and count
     +100 ms. The readings are unchanged.
 
     Returns the milliseconds it took.
     """
     t0 = time.perf_counter()
-    from vision.cnn import load_net
     from vision.locate import _pool
 
-    size = cfg.count.crop_size_px
-    # a board's worth of crops: the network sets up for the batch size it is run at
-    load_net().probabilities([np.zeros((size, size, 3), np.uint8)] * len(HOLES))
-    tiny = np.zeros((4, 4, 3), np.uint8)
-    for code in (cv2.COLOR_BGR2LAB, cv2.COLOR_BGR2GRAY):
-        cv2.cvtColor(tiny, code)
-    # large kernels are filtered through the DFT, whose first use sets it up
-    cv2.filter2D(np.zeros((64, 64), np.float32), -1, np.ones((25, 25), np.float32))
     if cfg.locate.background:
         _pool()
-    # and once through every stage on a drawn board (first-call allocations, lazy imports)
+    # once through every stage on a drawn board: the network is loaded and run at the
+    # pipeline's batch sizes, and the first calls' allocations and lazy imports are made
     recognize(_practice_board(), cfg=cfg, on_missing="status")
     return round(1000 * (time.perf_counter() - t0), 1)
 

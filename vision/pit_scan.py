@@ -31,13 +31,25 @@ Points are OpenCV ``(x, y)``; lattice coordinates are ``(col, row)``.
 
 from __future__ import annotations
 
+import threading
 from collections import deque
-from typing import Any
 
 import cv2
 import numpy as np
 
 from vision.config import DEFAULT, LocateConfig
+
+
+def _small(image: np.ndarray, cfg: LocateConfig) -> tuple[np.ndarray, float]:
+    """The copy the scan works on (long side ``pit_scan_long_side_px``) and its scale."""
+    h, w = image.shape[:2]
+    s = min(1.0, cfg.pit_scan_long_side_px / max(h, w))
+    return cv2.resize(image, (int(round(w * s)), int(round(h * s))), interpolation=cv2.INTER_AREA), s
+
+
+def _steps(cfg: LocateConfig) -> list[tuple[int, int]]:
+    """(pit radius, grid step about r / 3 px) of each radius scanned."""
+    return [(r, max(cfg.pit_scan_stride, int(round(r / 3)))) for r in cfg.pit_scan_radii_px]
 
 
 def _rim_maps(image: np.ndarray, cfg: LocateConfig, log_offset: float,
@@ -46,12 +58,10 @@ def _rim_maps(image: np.ndarray, cfg: LocateConfig, log_offset: float,
     (r, step, rim evidence on a grid of that step (about r / 3 px)); and the scale."""
     from vision.board import _gradients, rim_evidence_grid
 
-    h, w = image.shape[:2]
-    s = min(1.0, cfg.pit_scan_long_side_px / max(h, w))
-    small = cv2.resize(image, (int(round(w * s)), int(round(h * s))), interpolation=cv2.INTER_AREA)
+    small, s = _small(image, cfg)
     gx, gy = _gradients(small, log_offset)
     norm = max(float(cv2.magnitude(gx, gy).mean()), 1.0)
-    circles = [(float(r), max(cfg.pit_scan_stride, int(round(r / 3)))) for r in cfg.pit_scan_radii_px]
+    circles = [(float(r), st) for r, st in _steps(cfg)]
     maps = rim_evidence_grid(gx, gy, circles, sectors=8)
     return [(r, st, ev / norm) for (r, st), ev in zip(circles, maps, strict=True)], s
 
@@ -65,14 +75,12 @@ def _blob_maps(image: np.ndarray, cfg: LocateConfig, log_offset: float,
     it), but most of it is darker than the wood around it; the junctions of a
     pavement's mortar lines darken only a few of a disc's pixels, and their ring
     as many."""
-    h, w = image.shape[:2]
-    s = min(1.0, cfg.pit_scan_long_side_px / max(h, w))
-    small = cv2.resize(image, (int(round(w * s)), int(round(h * s))), interpolation=cv2.INTER_AREA)
-    grey = small if small.ndim == 2 else cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-    logi = (128 + log_offset) * np.log(grey.astype(np.float32) + log_offset)
+    from vision.board import log_intensity
+
+    small, s = _small(image, cfg)
+    logi = log_intensity(small, log_offset)
     out = []
-    for r in cfg.pit_scan_radii_px:
-        st = max(cfg.pit_scan_stride, int(round(r / 3)))
+    for r, st in _steps(cfg):
         k = int(6 * r) | 1
         mean = cv2.blur(logi, (k, k))
         sd = np.sqrt(np.maximum(cv2.blur(logi * logi, (k, k)) - mean * mean, 1.0))
@@ -192,12 +200,12 @@ def _best_window(coord: dict[tuple[int, int], int]) -> tuple[int, int, int, bool
 
 def pit_lattices(image: np.ndarray, cfg: LocateConfig = DEFAULT.locate,
                  log_offset: float = DEFAULT.grid.gradient_log_offset,
-                 blobs: bool = False, stop: Any = None) -> list[tuple[int, np.ndarray]]:
+                 blobs: bool = False, stop: threading.Event | None = None) -> list[tuple[int, np.ndarray]]:
     """First lattices from pit candidates, best first: [(candidates on the lattice,
     homography lattice (col, row) -> image px)], columns 0..7 along the long side,
     rows 0..3, oriented like the image (not mirrored). ``blobs``: the candidates are
-    dark blobs (:func:`_blob_maps`) instead of rims. ``stop`` (a ``threading.Event``):
-    once set, no more lattices are grown (the caller no longer wants them)."""
+    dark blobs (:func:`_blob_maps`) instead of rims. ``stop``: once set, no more
+    lattices are grown (the caller no longer wants them)."""
     maps, scale = (_blob_maps if blobs else _rim_maps)(image, cfg, log_offset)
     peaks = [_peaks(ev, r, stride, cfg) for r, stride, ev in maps]
     found: list[tuple[int, np.ndarray]] = []
@@ -214,7 +222,8 @@ def pit_lattices(image: np.ndarray, cfg: LocateConfig = DEFAULT.locate,
             break
         if len(pts) < cfg.pit_scan_min_pits:
             continue
-        dirs = _directions(pts, 2.0 * maps[k][0])
+        # (dark-disc seeds each take the step of their own neighbours, below)
+        dirs = None if blobs else _directions(pts, 2.0 * maps[k][0])
         if dirs is None and not blobs:
             continue
         tried: set[int] = set()
