@@ -194,24 +194,41 @@ class CountNet:
                 raise RuntimeError(f"counter model: unknown operation {op!r}")
         return h
 
-    def mean_logits(self, x: np.ndarray, views: int = 1) -> np.ndarray:
+    def mean_logits(self, x: np.ndarray, views: int = 1,
+                    known: tuple[np.ndarray, int] | None = None) -> np.ndarray:
         """Logits averaged over the first ``views`` views of each input (:func:`views_of`:
         1 = as given, 2 = and half a turn, 4 = the four quarter turns, 8 = and mirrored),
-        in batches of 32 (larger batches fall out of the CPU cache)."""
+        in batches of 32 (larger batches fall out of the CPU cache). ``known``: (the
+        mean over the first ``n`` views, already made, ``n``): only the others are run."""
         if not 1 <= views <= 8:
             raise ValueError(f"views must be 1..8, not {views}")
-        order = (0, 2, 1, 3, 4, 6, 5, 7)[:views]  # 2 views: opposite turns, not neighbours
+        done = 0 if known is None else known[1]
+        if not 0 <= done <= views:
+            raise ValueError(f"known views must be 0..{views}, not {done}")
+        order = (0, 2, 1, 3, 4, 6, 5, 7)[done:views]  # 2 views: opposite turns, not neighbours
         out = []
         for i in range(0, len(x), 32):
             part = x[i:i + 32]
-            out.append(np.mean([self.logits(views_of(part, k)) for k in order], axis=0))
+            new = [self.logits(views_of(part, k)) for k in order]
+            if known is None:
+                out.append(np.mean(new, axis=0))
+            else:
+                out.append((done * np.asarray(known[0][i:i + 32], np.float32) + np.sum(new, axis=0)) / views)
         return np.concatenate(out) if out else np.zeros((0, N_COUNTS), np.float32)
+
+    def inputs(self, crops: list[np.ndarray]) -> np.ndarray:
+        """The network's input batch (N, INPUT, INPUT, 3) for square BGR uint8 crops."""
+        return np.stack([preprocess(resize_input(c)) for c in crops])
+
+    def calibrate(self, logits: np.ndarray, views: int) -> np.ndarray:
+        """Distributions (rows over 0..40) from logits averaged over ``views`` views:
+        the softmax at that number's temperature, then the heap widening."""
+        return self.widened(calibrated(logits, self.temperature_for(views)))
 
     def probabilities(self, crops: list[np.ndarray], views: int = 1) -> np.ndarray:
         """Calibrated distributions (rows over 0..40) for square BGR uint8 crops, the
         logits averaged over ``views`` turned views of each crop (:meth:`mean_logits`)."""
-        x = np.stack([preprocess(resize_input(c)) for c in crops])
-        return self.widened(calibrated(self.mean_logits(x, views), self.temperature_for(views)))
+        return self.calibrate(self.mean_logits(self.inputs(crops), views), views)
 
     def temperature_for(self, views: int) -> float:
         """The softmax temperature fitted for logits averaged over ``views`` views."""

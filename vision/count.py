@@ -262,11 +262,14 @@ def count_pits(crops: Sequence[np.ndarray], look: SeedLook | None = None,
     squares = [_square(_check_crop(c)) for c in crops]
     first = CountConfig.views if views is None else views
     net = load_net()
-    probs = net.probabilities(squares, first)
+    x = net.inputs(squares)
+    logits = net.mean_logits(x, first)
+    probs = net.calibrate(logits, first)
     if recheck is not None and recheck[1] > first:
         unsure = np.flatnonzero((probs.max(axis=1) < recheck[0]) & (probs.argmax(axis=1) <= recheck[2]))
-        if len(unsure):
-            probs[unsure] = net.probabilities([squares[i] for i in unsure], recheck[1])
+        if len(unsure):  # the views already run are not run again
+            probs[unsure] = net.calibrate(
+                net.mean_logits(x[unsure], recheck[1], known=(logits[unsure], first)), recheck[1])
     if look is None or look.empty is None:
         return [_result(p) for p in probs]
     seeds = [look.changed_seeds(prepare(c)) for c in squares]

@@ -221,3 +221,23 @@ def test_a_widened_model_computes_the_same_logits(tmp_path: Path) -> None:
     assert not np.array_equal(noisy["conv0_w"][16:], wide["conv0_w"][16:])
     with pytest.raises(ValueError, match="narrow"):
         wider(wide, 16)
+
+
+def test_views_already_run_are_reused_not_run_again() -> None:
+    # mean_logits(known=(mean over the first n views, n)) runs only the other views and
+    # gives the plain mean over all of them (the second look of count_pits)
+    net = CountNet(backend="numpy")
+    x = net.inputs([drawn_pit(n, rng_seed=n) for n in (0, 2, 5)])
+    runs: list[int] = []
+    plain = net.logits
+    net.logits = lambda batch: (runs.append(len(batch)), plain(batch))[1]  # type: ignore[method-assign]
+    full = net.mean_logits(x, 4)
+    assert len(runs) == 4
+    runs.clear()
+    first = net.mean_logits(x, 1)
+    again = net.mean_logits(x, 4, known=(first, 1))
+    assert len(runs) == 1 + 3  # view 0 once, then views 2, 1, 3
+    assert np.allclose(again, full, atol=1e-5)
+    assert not np.allclose(again, first, atol=1e-3)  # the other views did count
+    with pytest.raises(ValueError, match="known views"):
+        net.mean_logits(x, 2, known=(first, 3))

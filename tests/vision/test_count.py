@@ -164,17 +164,25 @@ def test_unsure_pits_are_read_again_at_more_views(monkeypatch: pytest.MonkeyPatc
         d[mode] = p
         return d
 
-    calls: list[tuple[int, int]] = []
+    calls: list[tuple[int, int, int]] = []  # (crops, views, views already run)
 
-    class Net:
-        def probabilities(self, crops: list[np.ndarray], views: int = 1) -> np.ndarray:
-            calls.append((len(crops), views))
+    class Net:  # logits are log-probabilities; calibrate is the softmax
+        def inputs(self, crops: list[np.ndarray]) -> np.ndarray:
+            return np.arange(len(crops))
+
+        def mean_logits(self, x: np.ndarray, views: int = 1,
+                        known: tuple[np.ndarray, int] | None = None) -> np.ndarray:
+            calls.append((len(x), views, 0 if known is None else known[1]))
             if views == 1:  # crop 0 sure of 2 seeds, crop 1 torn between 1 and 2
                 first = dist(2, 0.97)
                 torn = np.full(41, 0.0025)
                 torn[1], torn[2] = 0.45, 0.4525
-                return np.stack([first, torn][: len(crops)])
-            return np.stack([dist(3, 0.8)] * len(crops))
+                return np.log(np.stack([first, torn])[x])
+            return np.log(np.stack([dist(3, 0.8)] * len(x)))
+
+        def calibrate(self, logits: np.ndarray, views: int) -> np.ndarray:
+            p = np.exp(logits)
+            return p / p.sum(axis=1, keepdims=True)
 
     monkeypatch.setattr(count_mod, "load_net", lambda: Net())
     crops = [np.full((32, 32, 3), 120, np.uint8), np.full((32, 32, 3), 90, np.uint8)]
@@ -183,7 +191,8 @@ def test_unsure_pits_are_read_again_at_more_views(monkeypatch: pytest.MonkeyPatc
     again = count_pits(crops, views=1, recheck=(0.9, 4, 8))
     assert [r.count for r in again] == [2, 3]
     assert again[1].confidence == pytest.approx(0.8)
-    assert calls[-1] == (1, 4)  # the unsure crop alone, at 4 views
+    # the unsure crop alone, at 4 views, the first view not run again
+    assert calls[-1] == (1, 4, 1)
     # a heap (most likely count above max_count) keeps its first reading
     heap = count_pits(crops, views=1, recheck=(0.9, 4, 1))
     assert [r.count for r in heap] == [2, 2]
