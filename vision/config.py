@@ -46,6 +46,11 @@ class LocateConfig:
     verify_pitch_px: float = 40.0  # lattice view pitch of that quick fit
     verify_passes: int = 3  # its lattice refits
     verify_other_min: float = 0.7  # a finalist other than the best-ranked needs this fit
+    # when no finalist nor the pit scan fits clearly, this many of the next outlines
+    # (ranked as the finalists were) get the quick fit too, each needing verify_other_min
+    # (a brick pavement's outlines and ring-like corners can outrank the board's)
+    more_finalists: int = 3
+    more_ranked: int = 12  # ... of the next this many outlines
     verify_enough: float = 1.0  # a finalist fitting this well ends the search
     # the strongest outline's first fit this good is taken at once (first fits over 316
     # renders: all 11 between 0.7 and 1.0 on the right pits; one of 10 at 0.5-0.6 not)

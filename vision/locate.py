@@ -313,18 +313,20 @@ def outline_candidates(image: np.ndarray, cfg: VisionConfig = DEFAULT,
 
 
 def rank_candidates(small: np.ndarray, scored: list[tuple[float, np.ndarray, str]], cfg: VisionConfig = DEFAULT,
-                    stop: threading.Event | None = None) -> list[tuple[float, np.ndarray, str]]:
+                    stop: threading.Event | None = None, first: int = 0,
+                    count: int | None = None) -> list[tuple[float, np.ndarray, str]]:
     """The best few of :func:`outline_candidates` ranked by the free lattice search
     (which knows no margins or pit size) x the outline: [(quick lattice score, quad
     rolled so side 0->1 runs along the 8 columns, method)], best first. ``stop``: set
     when the ranking is no longer wanted (on a helper thread it then ends early,
-    with what it has)."""
+    with what it has). ``first``, ``count``: rank that many outlines (default
+    ``LocateConfig.finalists``) from this place in ``scored`` on (0: the best few)."""
     lc = cfg.locate
     if not scored:
         return []
     ranked = []
     top_outline = scored[0][0]
-    for outline, q, name in scored[: lc.finalists]:
+    for outline, q, name in scored[first : first + (lc.finalists if count is None else count)]:
         if stop is not None and stop.is_set():
             break
         ls, lq = _lattice_score(small, q, cfg)
@@ -430,7 +432,11 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
             raise BoardNotFound("no board-sized four-sided shape in the image, nor a 4x8 pit lattice")
         return scanned
     if lc.verify_finalists:
-        return _verified(image, ranked, scale, cfg, first, scan)
+        def more() -> list[tuple[float, np.ndarray, str]]:
+            return rank_candidates(small, scored, cfg, first=lc.finalists,
+                                   count=lc.more_ranked)[: lc.more_finalists]
+
+        return _verified(image, ranked, scale, cfg, first, scan, more)
     best_s, best_q, method = ranked[0]
     if best_s < lc.min_quick_lattice:
         raise BoardNotFound(
@@ -443,10 +449,14 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
 
 def _verified(image: np.ndarray, ranked: list[tuple[float, np.ndarray, str]], scale: float,
               cfg: VisionConfig, known: tuple[np.ndarray, Any] | None = None,
-              scan: list[BoardQuad | None] | None = None) -> BoardQuad:
+              scan: list[BoardQuad | None] | None = None,
+              more: Callable[[], list[tuple[float, np.ndarray, str]]] | None = None) -> BoardQuad:
     """The candidate whose top-face pit lattice fits best (vision.board.fit_board).
     ``known``: a (work-scale quad, its fit with ``cfg``) already made; ``scan``:
-    ``[the pit scan's result]`` when it has run."""
+    ``[the pit scan's result]`` when it has run; ``more``: the next outlines, ranked,
+    fitted when neither the finalists nor the pit scan fit clearly (a table of
+    bricks or tiles has sharper outlines and more ring-like corners than the board,
+    and can push it out of the finalists)."""
     import dataclasses
 
     from vision.board import fit_top_face
@@ -471,11 +481,27 @@ def _verified(image: np.ndarray, ranked: list[tuple[float, np.ndarray, str]], sc
             best = (fit.grid.score, q, name, fit)
         if best is not None and best[0] >= lc.verify_enough:
             break
+    scanned = None
     if lc.pit_scan and (best is None or best[0] < lc.verify_enough):
         # no outline holds a clear lattice: the pits alone may show one (better)
         scanned = _last_resort(image, cfg, scan)
         if scanned is not None and (best is None or scanned.score > best[0]):
-            return scanned
+            if scanned.score >= lc.verify_enough or more is None:
+                return scanned
+        else:
+            scanned = None
+    if more is not None and lc.more_finalists and (best is None or best[0] < lc.verify_enough):
+        # nor the pits: the next outlines, each needing a clear fit
+        bar = max(best[0] if best is not None else 0.0,
+                  scanned.score if scanned is not None else 0.0, lc.verify_other_min)
+        for _, q, name in more():
+            fit = fit_top_face(image, q / scale, cfg.rectify.default_aspect, quick)
+            if fit.grid.score >= bar:
+                best, bar = (fit.grid.score, q, name, fit), fit.grid.score
+            if bar >= lc.verify_enough:
+                break
+    if scanned is not None and (best is None or scanned.score > best[0]):
+        return scanned
     if best is None:
         raise BoardNotFound("no 4x8 pit lattice found on any board-shaped outline nor from the pits alone")
     score, q, name, fit = best

@@ -364,3 +364,39 @@ def test_a_lattice_with_pits_outside_the_image_is_no_board() -> None:
     wall = np.clip(wall + np.random.default_rng(1).normal(0, 3, (h, w, 1)), 0, 255).astype(np.uint8)
     with pytest.raises(BoardNotFound):
         locate_board(wall)
+
+
+def test_the_next_outlines_are_fitted_when_no_finalist_nor_the_pits_fit() -> None:
+    # LocateConfig.more_finalists: a pavement's outlines can push the board's out of the
+    # finalists; when none of them fits and the pit scan found nothing, the next
+    # outlines get the fit too, and only then (the pit scan is off here: it would find
+    # this drawn board)
+    import dataclasses
+
+    from vision.errors import BoardNotFound
+    from vision.locate import _verified
+
+    cfg = dataclasses.replace(DEFAULT, locate=dataclasses.replace(DEFAULT.locate, pit_scan=False))
+
+    corners = default_corners((960, 540), 0, 0.0, 0.5)
+    scene = draw_scene(START_COUNTS, corners, size=(960, 540), seed=3, clutter=False)
+    # finalists on the bare table in two corners of the image, far from the board
+    left = np.array([[10, 10], [230, 10], [230, 100], [10, 100]], np.float64)
+    right = left + (720, 430)
+    finalists = [(1.0, left, "tiles"), (0.9, right, "tiles")]
+    asked: list[int] = []
+
+    def more() -> list:
+        asked.append(1)
+        return [(0.5, np.asarray(corners, np.float64), "colour")]
+
+    with pytest.raises(BoardNotFound):
+        _verified(scene.image, finalists, 1.0, cfg)
+    found = _verified(scene.image, finalists, 1.0, cfg, more=more)
+    assert asked == [1] and found.method == "colour"
+    assert np.abs(found.corners - np.asarray(corners)).max() < 15
+    # a finalist that fits clearly ends the search before the next outlines
+    asked.clear()
+    first = _verified(scene.image, [(1.0, np.asarray(corners, np.float64), "colour")] + finalists,
+                      1.0, cfg, more=more)
+    assert asked == [] and first.score >= cfg.locate.verify_enough
