@@ -406,9 +406,10 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
             scanning = _Later(lc.background and early_scan, _pit_scanned, image, cfg, stop)
             # not good. First the best outline by the quick lattice search (~35 ms),
             # when another, gets a single fit too (the strongest outline is the board
-            # on 45 of 80 renders, the best-ranked one on 53)
+            # on 45 of 80 renders, the best-ranked one on 53), unless its quick lattice
+            # is weak (``second_fit_min``)
             ranked0 = ranking.result()
-            if ranked0 and not np.allclose(ranked0[0][1], q0):
+            if ranked0 and not np.allclose(ranked0[0][1], q0) and ranked0[0][0] >= lc.second_fit_min:
                 f2 = fit_top_face(image, ranked0[0][1] / scale, cfg.rectify.default_aspect, cfg,
                                   restart=False, nominal=False)
                 if f2.grid.score >= lc.verify_enough:
@@ -454,9 +455,9 @@ def _verified(image: np.ndarray, ranked: list[tuple[float, np.ndarray, str]], sc
     """The candidate whose top-face pit lattice fits best (vision.board.fit_board).
     ``known``: a (work-scale quad, its fit with ``cfg``) already made; ``scan``:
     ``[the pit scan's result]`` when it has run; ``more``: the next outlines, ranked,
-    fitted when neither the finalists nor the pit scan fit clearly (a table of
-    bricks or tiles has sharper outlines and more ring-like corners than the board,
-    and can push it out of the finalists)."""
+    fitted before giving up, when neither the finalists nor the pit scan fit (a
+    table of bricks or tiles has sharper outlines and more ring-like corners than
+    the board, and can push it out of the finalists)."""
     import dataclasses
 
     from vision.board import fit_top_face
@@ -481,27 +482,20 @@ def _verified(image: np.ndarray, ranked: list[tuple[float, np.ndarray, str]], sc
             best = (fit.grid.score, q, name, fit)
         if best is not None and best[0] >= lc.verify_enough:
             break
-    scanned = None
     if lc.pit_scan and (best is None or best[0] < lc.verify_enough):
         # no outline holds a clear lattice: the pits alone may show one (better)
         scanned = _last_resort(image, cfg, scan)
         if scanned is not None and (best is None or scanned.score > best[0]):
-            if scanned.score >= lc.verify_enough or more is None:
-                return scanned
-        else:
-            scanned = None
-    if more is not None and lc.more_finalists and (best is None or best[0] < lc.verify_enough):
-        # nor the pits: the next outlines, each needing a clear fit
-        bar = max(best[0] if best is not None else 0.0,
-                  scanned.score if scanned is not None else 0.0, lc.verify_other_min)
+            return scanned
+    if more is not None and lc.more_finalists and best is None:
+        # nor the pits: before giving up, the next outlines, each needing a clear fit
+        bar = lc.verify_other_min
         for _, q, name in more():
             fit = fit_top_face(image, q / scale, cfg.rectify.default_aspect, quick)
             if fit.grid.score >= bar:
                 best, bar = (fit.grid.score, q, name, fit), fit.grid.score
             if bar >= lc.verify_enough:
                 break
-    if scanned is not None and (best is None or scanned.score > best[0]):
-        return scanned
     if best is None:
         raise BoardNotFound("no 4x8 pit lattice found on any board-shaped outline nor from the pits alone")
     score, q, name, fit = best
