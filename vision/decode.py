@@ -92,9 +92,10 @@ def decode(
     ``occluded`` (32 bools) marks pits whose rim is hidden: their distribution is
     flattened, their confidence is 0 and they are named in the status.
     ``hand_over_board`` is reported when ``hand_min_pits`` neighbouring pits are
-    occluded, or one occluded pit is most likely empty (``covered_empty``): a heap
-    hides a rim too, but it is read as many seeds; on renders, hidden pits under a
-    hand are mostly read as empty, those hidden by a heap as 5 or more.
+    occluded and read as fewer than ``hand_heap_from`` seeds, or one occluded pit is
+    most likely empty (``covered_empty``): a heap hides a rim too, but it is read as
+    many seeds; on renders, hidden pits under a hand are mostly read as empty, those
+    hidden by a heap as 5 or more.
     """
     p = np.asarray(probabilities, np.float64)
     if p.shape != (len(HOLES), cfg.max_count + 1):
@@ -104,7 +105,9 @@ def decode(
     occ = np.zeros(len(HOLES), bool) if occluded is None else np.asarray(occluded, bool)
     # a rim hidden with no seed in sight: something lies over the pit (an empty pit
     # shows its rim; a heap hiding it is read as many seeds)
-    covered = occ & (p.argmax(axis=1) == 0) if cfg.covered_empty else np.zeros_like(occ)
+    mode = p.argmax(axis=1)
+    covered = occ & (mode == 0) if cfg.covered_empty else np.zeros_like(occ)
+    not_heap = [n for n, o, m in zip(HOLES, occ, mode, strict=True) if o and m < cfg.hand_heap_from]
     uniform = np.full(cfg.max_count + 1, 1.0 / (cfg.max_count + 1))
     p[occ] = 0.5 * p[occ] + 0.5 * uniform
     logp = np.log(np.maximum(p, 1e-12))
@@ -128,7 +131,7 @@ def decode(
     conf = p[np.arange(len(HOLES)), counts]
     conf[occ] = 0.0
     occ_names = [n for n, o in zip(HOLES, occ, strict=True) if o]
-    if _largest_cluster(occ_names) >= cfg.hand_min_pits or covered.any():
+    if _largest_cluster(not_heap) >= cfg.hand_min_pits or covered.any():
         status.append("hand_over_board")
     if occ_names:
         status.append("occluded_pits:" + ",".join(occ_names))

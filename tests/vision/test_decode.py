@@ -74,6 +74,21 @@ def test_one_hidden_rim_with_no_seed_in_sight_is_a_hand_but_a_heap_is_not() -> N
     assert "hand_over_board" not in heap.status
 
 
+def test_neighbouring_hidden_heaps_are_no_hand() -> None:
+    # DecodeConfig.hand_heap_from: two neighbouring pits with hidden rims, read as 6
+    # and 7 seeds, are heaps hiding their own rims (no hand); read as 1 and 2, a hand
+    occ = np.zeros(32, bool)
+    occ[[HOLES.index(n) for n in ("A3", "B2")]] = True
+    heaps = decode(peaked({"A3": 6, "B2": 7, "A5": 6, "a5": 6}), occ)
+    assert "occluded_pits:A3,B2" in heaps.status
+    assert "hand_over_board" not in heaps.status
+    few = decode(peaked({"A3": 1, "B2": 2, "A5": 6, "a5": 6}), occ)
+    assert "hand_over_board" in few.status
+    # one heap beside one pit of a few seeds is one pit, no cluster
+    mixed = decode(peaked({"A3": 6, "B2": 2, "A5": 6, "a5": 6}), occ)
+    assert "hand_over_board" not in mixed.status
+
+
 def test_bad_shape_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="probabilities"):
         decode(np.ones((32, 10)))
