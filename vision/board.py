@@ -602,10 +602,46 @@ def _fit_once(image: np.ndarray, corners: np.ndarray, aspect: float, cfg: Vision
     return fit_from_lattice(image, hlat, gap, cfg, lap)
 
 
+def paired_rows(gx: np.ndarray, gy: np.ndarray, nominal: np.ndarray, cfg: GridConfig) -> float:
+    """How much better the midpoints of lattice rows 0-1 and of rows 2-3 look like
+    the centres of pits twice as tall as they are wide than the lattice points look
+    like pits' (best ellipse of a few sizes, median over 8 arcs and over the points).
+
+    About 0.2-0.7 on boards. Above 1 each pit holds two lattice rows: the lattice
+    has half the row pitch and covers half the board (its points on the top and the
+    bottom of each pit score well, and the pits between them are plain wood)."""
+    p = cfg.lattice_pitch_px
+    pts = nominal.reshape(4, 8, 2)
+    mids = np.concatenate([0.5 * (pts[0] + pts[1]), 0.5 * (pts[2] + pts[3])])
+    sizes = np.asarray(cfg.paired_radius_fracs) * p
+    own = rim_evidence(gx, gy, nominal, np.array([(r, k * r) for r in sizes for k in (0.8, 0.9, 1.0, 1.12, 1.25)]),
+                       sectors=8)
+    tall = rim_evidence(gx, gy, mids, np.array([(r, k * r) for r in sizes for k in (1.6, 1.8, 2.0, 2.2, 2.4, 2.6)]),
+                        sectors=8)
+    return float(np.median(tall, axis=0).max()) / max(float(np.median(own, axis=0).max()), 1e-6)
+
+
+def _doubled_rows(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: VisionConfig,
+                  lap: Callable[[str], None] | None) -> TopFace | None:
+    """The best fit started from a lattice of twice the row pitch, its rows through the
+    middles of rows 0-1 and 2-3 of ``hlat`` and on beyond them to either side."""
+    pitch = 2.0 + gap  # from the middle of rows 0-1 to the middle of rows 2-3
+    best = None
+    for first in (-2, -1, 0):  # which of the board's rows the doubled rows 0-1 are
+        double = np.array([[1.0, 0, 0], [0, pitch, 0.5 + pitch * first], [0, 0, 1]])
+        fit = fit_from_lattice(image, hlat @ double, 0.0, cfg, lap, check_pairs=False)
+        if best is None or fit.grid.score > best.grid.score:
+            best = fit
+    return best
+
+
 def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: VisionConfig = DEFAULT,
-                     lap: Callable[[str], None] | None = None) -> TopFace:
+                     lap: Callable[[str], None] | None = None, check_pairs: bool = True) -> TopFace:
     """The top-face fit from a first lattice (``hlat``: lattice coords (col, row +
-    gap past row 1) -> image px): lattice refits, score, playing-surface corners."""
+    gap past row 1) -> image px): lattice refits, score, playing-surface corners.
+    A lattice with two rows on each pit (:func:`paired_rows` above
+    ``GridConfig.paired_rows_max``) is fitted again from twice the row pitch
+    (``check_pairs``); it scores 0 itself."""
     tick = lap or (lambda stage: None)
     gc, rc = cfg.grid, cfg.rectify
     for attempt in range(gc.reslips + 1):
@@ -646,6 +682,11 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
     in_image = to_image(centres.reshape(-1, 2), m)
     if not np.all((in_image >= 0) & (in_image <= (image.shape[1] - 1, image.shape[0] - 1))):
         score = 0.0  # pits outside the image cannot be read (and a pattern running off it has no end)
+    if check_pairs and score > 0 and paired_rows(gx, gy, nominal, gc) > gc.paired_rows_max:
+        doubled = _doubled_rows(image, hlat, gap, cfg, lap)
+        if doubled is not None and doubled.grid.score > 0:
+            return doubled
+        score = 0.0  # two lattice rows on each pit: half the board, or no board
     grid = PitGrid(centres, (p, p), rim, score, radius, radius[1] / radius[0], inliers)
     edges = surface_edges(lview, grid, gap, gc)
     # the pits' own centres and outer radius, for the counter's crops and the page's rings

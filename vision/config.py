@@ -144,6 +144,11 @@ class GridConfig:
     restart_aspects: tuple[float, ...] = (1.12, 0.88, 1.25)  # ... with the first view's aspect times these
     lattice_pitch_px: float = 40.0  # column pitch in the lattice view (top face, pits on a grid)
     lattice_border: float = 1.6  # pitches of surroundings kept around the outer pit centres
+    # a lattice whose row pairs 0-1 and 2-3 look more like tall pits than its points look like
+    # pits (vision.board.paired_rows; 0.2-0.7 on 230 boards, 1.8 and 2.3 on the two fits of
+    # half the row pitch among them) is fitted again from twice the row pitch
+    paired_rows_max: float = 1.2
+    paired_radius_fracs: tuple[float, ...] = (0.22, 0.26, 0.30, 0.34, 0.38, 0.42)
     lattice_passes: int = 3  # peak -> homography refits
     peak_search_frac: float = 0.25  # each pit's rim is searched within +/- this x pitch (first pass)
     rim_radius_fracs: tuple[float, ...] = tuple(0.22 + 0.02 * i for i in range(13))  # pit radius / pitch

@@ -400,3 +400,19 @@ def test_the_next_outlines_are_fitted_when_no_finalist_nor_the_pits_fit() -> Non
     first = _verified(scene.image, [(1.0, np.asarray(corners, np.float64), "colour")] + finalists,
                       1.0, cfg, more=more)
     assert asked == [] and first.score >= cfg.locate.verify_enough
+
+
+def test_a_lattice_of_half_the_row_pitch_is_fitted_again_from_twice_the_pitch() -> None:
+    # GridConfig.paired_rows_max: a lattice with its rows on the near and far rims of the
+    # pits of two board rows (seen on renders: a wrong board of 16 pits read as 32) is
+    # refitted from rows of twice its pitch, and ends on the board's 32 pits
+    from vision.board import fit_from_lattice
+
+    scene = draw_scene(START_COUNTS, default_corners((960, 540), 8, 0.1, 0.75), size=(960, 540), seed=21)
+    # rows at -0.2, 0.2 (pit row 0) and 0.8, 1.2 (pit row 1): lattice rows 0, 1, 2.5, 3.5
+    half = _true_lattice(scene) @ np.array([[1.0, 0, 0], [0, 0.4, -0.2], [0, 0, 1]])
+    unchecked = fit_from_lattice(scene.image, half, 0.5, check_pairs=False)
+    assert np.median(_pit_errors(scene, unchecked.hmat, unchecked.grid)) > 10.0
+    fit = fit_from_lattice(scene.image, half, 0.5)
+    assert fit.grid.score >= 1.0
+    assert np.median(_pit_errors(scene, fit.hmat, fit.grid)) < 4.0
