@@ -29,7 +29,7 @@ and the board's aspect. Points are OpenCV ``(x, y)``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -545,7 +545,7 @@ def fit_board(
 
 def fit_top_face(image: np.ndarray, corners: np.ndarray, aspect: float, cfg: VisionConfig = DEFAULT,
                  lap: Callable[[str], None] | None = None, restart: bool = True,
-                 first: TopFace | None = None, nominal: bool = True) -> TopFace:
+                 first: TopFace | None = None, nominal: bool = True, comb_min: float = 0.0) -> TopFace:
     """:func:`fit_board`'s work, as a :class:`TopFace`.
 
     The comb search that starts the fit may land one column or row off (dark pits,
@@ -556,9 +556,10 @@ def fit_top_face(image: np.ndarray, corners: np.ndarray, aspect: float, cfg: Vis
     nominal=False``). A first fit scoring below ``GridConfig.nominal_start_below``
     is also tried (``nominal``) from the lattice that a board of typical margins
     would have in these corners (:func:`nominal_lattice`), and the better kept:
-    the comb can miss pits that are plainly where a board has them.
+    the comb can miss pits that are plainly where a board has them. ``comb_min``:
+    the first fit ends at once, scoring 0, when the comb lattice scores under it.
     """
-    fit = first if first is not None else _fit_once(image, corners, aspect, cfg, lap)
+    fit = first if first is not None else _fit_once(image, corners, aspect, cfg, lap, comb_min)
     if nominal and fit.grid.score < cfg.grid.nominal_start_below:
         again = fit_from_lattice(image, nominal_lattice(corners, cfg.grid.nominal_margin),
                                  0.0, cfg, lap)
@@ -586,7 +587,10 @@ def nominal_lattice(corners: np.ndarray, margin: float) -> np.ndarray:
 
 
 def _fit_once(image: np.ndarray, corners: np.ndarray, aspect: float, cfg: VisionConfig,
-              lap: Callable[[str], None] | None) -> TopFace:
+              lap: Callable[[str], None] | None, comb_min: float = 0.0) -> TopFace:
+    """The fit from the comb lattice in the view rectified by ``corners``; a comb
+    scoring under ``comb_min`` is not refined: a failed fit (score 0, on the
+    rectified view), ~20 ms sooner."""
     tick = lap or (lambda stage: None)
     gc, rc = cfg.grid, cfg.rectify
     corners = np.asarray(corners, np.float64)
@@ -598,6 +602,8 @@ def _fit_once(image: np.ndarray, corners: np.ndarray, aspect: float, cfg: Vision
     # view refit moves each pit by up to a quarter pitch); whether it found a board is
     # decided by the final score
     grid0 = fit_grid(view, gc, board_width=w)
+    if grid0.score < comb_min:
+        return TopFace(corners, hmat, replace(grid0, score=0.0), aspect)
     hlat, gap = lattice_from_centres(grid0.centres, hmat)
     return fit_from_lattice(image, hlat, gap, cfg, lap)
 

@@ -394,7 +394,7 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
         ranking = _Later(lc.background, rank_candidates, small, scored, cfg, unwanted)
         q0 = long_axis_first(scored[0][1])
         fit = fit_top_face(image, q0 / scale, cfg.rectify.default_aspect, cfg, restart=False,
-                           nominal=False)
+                           nominal=False, comb_min=lc.first_comb_min)
         if fit.grid.score >= lc.first_fit_enough:
             unwanted.set()  # (the ranking's helper thread stops at its next outline)
             return BoardQuad(fit.corners, fit.grid.score, fit.aspect, scored[0][2], fit)
@@ -411,7 +411,7 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
             ranked0 = ranking.result()
             if ranked0 and not np.allclose(ranked0[0][1], q0) and ranked0[0][0] >= lc.second_fit_min:
                 f2 = fit_top_face(image, ranked0[0][1] / scale, cfg.rectify.default_aspect, cfg,
-                                  restart=False, nominal=False)
+                                  restart=False, nominal=False, comb_min=lc.first_comb_min)
                 if f2.grid.score >= lc.verify_enough:
                     stop.set()
                     return BoardQuad(f2.corners, f2.grid.score, f2.aspect, ranked0[0][2], f2)
