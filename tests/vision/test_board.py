@@ -416,3 +416,22 @@ def test_a_lattice_of_half_the_row_pitch_is_fitted_again_from_twice_the_pitch() 
     fit = fit_from_lattice(scene.image, half, 0.5)
     assert fit.grid.score >= 1.0
     assert np.median(_pit_errors(scene, fit.hmat, fit.grid)) < 4.0
+
+
+def test_a_fit_whose_comb_finds_no_lattice_stops_before_the_refit(monkeypatch: pytest.MonkeyPatch) -> None:
+    # LocateConfig.first_comb_min: the locate stage's single fits give up after the comb
+    # search when the comb lattice scores under it (on a bare table: no lattice at all)
+    import vision.board as board_mod
+
+    corners = default_corners((960, 540), 8, 0.1, 0.75)
+    scene = draw_scene(START_COUNTS, corners, size=(960, 540), seed=21)
+    aspect = DEFAULT.rectify.default_aspect
+    refits: list[int] = []
+    real = board_mod.fit_from_lattice
+    monkeypatch.setattr(board_mod, "fit_from_lattice",
+                        lambda *a, **k: (refits.append(1), real(*a, **k))[1])
+    full = fit_top_face(scene.image, corners, aspect, restart=False, nominal=False, comb_min=1.6)
+    assert full.grid.score >= 1.0 and refits == [1]  # a board's comb scores well above the bar
+    stopped = fit_top_face(scene.image, corners, aspect, restart=False, nominal=False, comb_min=1e9)
+    assert stopped.grid.score == 0.0 and refits == [1]  # no lattice refit was run
+    assert np.array_equal(stopped.corners, np.asarray(corners, np.float64))
