@@ -1,4 +1,5 @@
-"""benchmarks/vision_eval.py on a game folder (frames plus a game.json without an image)."""
+"""benchmarks/vision_eval.py on a game folder (frames plus a game.json without an image),
+and benchmarks/vision_ab.py (two checkouts timed on the same images, interleaved)."""
 
 from __future__ import annotations
 
@@ -7,23 +8,31 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 GAME = ROOT / "sample_images" / "games" / "game_01"
 
 
-def _load():
-    spec = importlib.util.spec_from_file_location("vision_eval", ROOT / "benchmarks" / "vision_eval.py")
+def _load(name: str = "vision_eval"):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
 
 
-def test_game_folder_skips_game_json_and_scores_frames(tmp_path: Path) -> None:
+def _one_frame(tmp_path: Path) -> Path:
+    """A game folder with its first frame and game.json (which holds no image)."""
     data = tmp_path / "game"
     data.mkdir()
     for name in ("frame_000.jpg", "frame_000.json", "game.json"):
         shutil.copy(GAME / name, data / name)
+    return data
+
+
+def test_game_folder_skips_game_json_and_scores_frames(tmp_path: Path) -> None:
+    data = _one_frame(tmp_path)
     (data / "notes.json").write_text("[1, 2, 3]")  # any other JSON is not a label either
     out = tmp_path / "results"
     rc = _load().main([str(data), "--geometry-only", "--name", "t", "--out", str(out)])
@@ -37,3 +46,18 @@ def test_game_folder_skips_game_json_and_scores_frames(tmp_path: Path) -> None:
 def test_folder_without_labels_is_an_error(tmp_path: Path) -> None:
     (tmp_path / "game.json").write_text(json.dumps({"moves": []}))
     assert _load().main([str(tmp_path), "--out", str(tmp_path / "r")]) == 2
+
+
+def test_ab_of_the_same_checkout_twice_finds_the_same_boards(tmp_path: Path) -> None:
+    data = _one_frame(tmp_path)
+    out = tmp_path / "results"
+    assert _load("vision_ab").main([str(ROOT), str(ROOT), str(data), "--name", "t", "--out", str(out)]) == 0
+    result = json.loads((out / "vision_ab_t.json").read_text())
+    assert result["images"] == 1  # game.json holds no image
+    assert result["found"] == [1, 1] and result["both_found"] == 1
+    assert all(ms > 0 for ms in result["median_ms_both_found"])
+
+
+def test_ab_refuses_a_folder_that_is_no_checkout(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit):
+        _load("vision_ab").main([str(tmp_path), str(ROOT), str(GAME)])
