@@ -628,17 +628,14 @@ def paired_rows(gx: np.ndarray, gy: np.ndarray, nominal: np.ndarray, cfg: GridCo
 
 
 def _doubled_rows(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: VisionConfig,
-                  lap: Callable[[str], None] | None) -> TopFace | None:
+                  lap: Callable[[str], None] | None) -> TopFace:
     """The best fit started from a lattice of twice the row pitch, its rows through the
     middles of rows 0-1 and 2-3 of ``hlat`` and on beyond them to either side."""
     pitch = 2.0 + gap  # from the middle of rows 0-1 to the middle of rows 2-3
-    best = None
-    for first in (-2, -1, 0):  # which of the board's rows the doubled rows 0-1 are
-        double = np.array([[1.0, 0, 0], [0, pitch, 0.5 + pitch * first], [0, 0, 1]])
-        fit = fit_from_lattice(image, hlat @ double, 0.0, cfg, lap, check_pairs=False)
-        if best is None or fit.grid.score > best.grid.score:
-            best = fit
-    return best
+    fits = [fit_from_lattice(image, hlat @ np.array([[1.0, 0, 0], [0, pitch, 0.5 + pitch * first], [0, 0, 1]]),
+                             0.0, cfg, lap, check_pairs=False)
+            for first in (-2, -1, 0)]  # which of the board's rows the middle of rows 0-1 is
+    return max(fits, key=lambda fit: fit.grid.score)
 
 
 def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: VisionConfig = DEFAULT,
@@ -690,7 +687,7 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
         score = 0.0  # pits outside the image cannot be read (and a pattern running off it has no end)
     if check_pairs and score > 0 and paired_rows(gx, gy, nominal, gc) > gc.paired_rows_max:
         doubled = _doubled_rows(image, hlat, gap, cfg, lap)
-        if doubled is not None and doubled.grid.score > 0:
+        if doubled.grid.score > 0:
             return doubled
         score = 0.0  # two lattice rows on each pit: half the board, or no board
     grid = PitGrid(centres, (p, p), rim, score, radius, radius[1] / radius[0], inliers)

@@ -46,8 +46,8 @@ class LocateConfig:
     verify_pitch_px: float = 40.0  # lattice view pitch of that quick fit
     verify_passes: int = 3  # its lattice refits
     verify_other_min: float = 0.7  # a finalist other than the best-ranked needs this fit
-    # the strongest and the best-ranked outlines' single fits stop after the comb search when the comb lattice
-    # scores under this (GridConfig comb score; over 220 renders, all 109 first fits of 0.75
+    # the strongest and the best-ranked outlines' single fits stop after the comb search
+    # when the comb lattice scores under this (over 220 renders, all 109 first fits of 0.75
     # or more had 1.83 or more, and 34 of the 111 failing ones less than 1.6; ~20 ms each)
     first_comb_min: float = 1.6
     # the best-ranked outline gets its single fit before the pit scan only when its quick
