@@ -435,3 +435,32 @@ def test_a_fit_whose_comb_finds_no_lattice_stops_before_the_refit(monkeypatch: p
     stopped = fit_top_face(scene.image, corners, aspect, restart=False, nominal=False, comb_min=1e9)
     assert stopped.grid.score == 0.0 and refits == [1]  # no lattice refit was run
     assert np.array_equal(stopped.corners, np.asarray(corners, np.float64))
+
+
+def test_the_first_fit_goes_to_the_best_ranked_of_the_strongest_outlines(monkeypatch: pytest.MonkeyPatch) -> None:
+    # LocateConfig.first_ranked: the strongest few outlines are ranked by the quick lattice
+    # search and the best of them is fitted first (a table's outline can be the strongest)
+    import dataclasses
+
+    import vision.board as board_mod
+    import vision.locate as locate_mod
+
+    corners = default_corners((960, 540), 0, 0.0, 0.5)
+    scene = draw_scene(START_COUNTS, corners, size=(960, 540), seed=3, clutter=False)
+    table = np.array([[10, 10], [330, 10], [330, 130], [10, 130]], np.float64)
+    outlines = [(100.0, table / 2, "tiles"), (50.0, np.asarray(corners, np.float64) / 2, "colour")]
+    monkeypatch.setattr(locate_mod, "outline_candidates", lambda image, cfg: (outlines, image[::2, ::2], 0.5))
+    fitted: list[np.ndarray] = []
+    real = board_mod.fit_top_face
+    monkeypatch.setattr(board_mod, "fit_top_face",
+                        lambda image, q, *a, **k: (fitted.append(np.asarray(q)), real(image, q, *a, **k))[1])
+    for first_ranked, first_fitted in ((2, corners), (0, table)):
+        cfg = dataclasses.replace(DEFAULT, locate=dataclasses.replace(DEFAULT.locate, first_ranked=first_ranked))
+        fitted.clear()
+        quad = locate_mod.locate_board(scene.image, cfg)
+        assert quad.method == "colour"
+        first = locate_mod.order_clockwise(fitted[0])
+        assert min(np.abs(np.roll(first, r, axis=0) - np.asarray(first_fitted)).max() for r in range(4)) < 1.0
+        if first_ranked:
+            assert len(fitted) == 1  # the board's fit was clearly good: the search ended
+    assert len(fitted) > 1  # the strongest outline first: its fit failed, the search went on
