@@ -36,7 +36,9 @@ class LocateConfig:
     max_side_ratio: float = 5.0
     same_quad_frac: float = 0.035  # quads whose corners all agree within this / diagonal are one
     finalists: int = 6  # quads with the strongest outlines scored by the lattice search
-    first_ranked: int = 3  # ... of which this many (the strongest) first, the best of them fitted first (0: the strongest)
+    # ... of which the strongest this many are ranked first and the best of them fitted
+    # first (0: the strongest outline is fitted first, unranked)
+    first_ranked: int = 3
     both_axes_below: float = 1.35  # long/short below this: try both long-axis hypotheses
     outline_power: float = 0.5  # ranking: lattice score x (outline / best outline) ** this
     min_quick_lattice: float = 2.0  # weaker pits' response / mean below this -> BoardNotFound

@@ -398,12 +398,12 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
     ranked0: list[tuple[float, np.ndarray, str]] | None = None
     scan: list[BoardQuad | None] = []  # the pit scan's result, once it has run
     if lc.verify_finalists and scored:
-        # most often the strongest outline is the board: when its top-face fit is
-        # clearly good, the lattice ranking of the others is not needed (with
-        # ``background``, it is made on the other core meanwhile, in case)
-        # the first fit goes to the best of the strongest few outlines by the quick
-        # lattice search (``first_ranked``, ~5 ms each): over 220 renders, 123 such first
-        # fits were clearly good, against 109 for the strongest outline alone
+        # most often one of the strongest few outlines is the board: the best of them
+        # by the quick lattice search (``first_ranked``, ~5 ms each) is fitted first
+        # (over 220 renders, 123 such first fits were clearly good, against 109 for
+        # the strongest outline alone). When that fit is clearly good, the ranking of
+        # the other finalists is not needed (with ``background``, it is made on the
+        # other core meanwhile, in case)
         unwanted = threading.Event()
         head = _ranked(small, scored, cfg, count=lc.first_ranked) if lc.first_ranked > 0 else []
         ranking = _Later(lc.background, _ranked, small, scored, cfg, unwanted, len(head),
