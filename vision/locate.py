@@ -1,21 +1,28 @@
 """Stage 1: find the four corners of the playing surface, without markers.
 
-Method (no single look is assumed):
+Method (no single look is assumed; the details and the measurements behind each
+threshold are in docs/vision.md):
 
-1. On a downscaled copy, several segmentations are made: colour distance
-   from the table (estimated on the image border), Otsu on grey in both
-   polarities, and closed Canny edges. Each is opened (to detach reserve seeds
-   and clutter touching the board) and its large outer contours are turned into
-   quadrilaterals (polygon approximation of the convex hull, the largest
-   4-vertex subset of the hull, and the minimum-area rectangle).
-2. Every distinct quad is scored by how well a 4 x 8 pit grid fits inside it
-   after rectification (:func:`vision.grid.grid_score`), in both long-axis
-   hypotheses; the best wins.
-3. Its sides are refitted on the full-resolution gradient (robust line fit),
-   and the corners are the lines' intersections.
+1. **Outlines** (:func:`outline_candidates`). On a downscaled copy, several
+   segmentations are made: colour distance from the table (estimated on the
+   image border), Otsu on grey in both polarities, closed Canny edges, k-means
+   colour clusters and the density of pit-like rings. Their large outer contours
+   become quads (hull polygon, best 4 hull points, min-area rectangle); sides are
+   refitted on the gradient; quads are ordered by outline contrast x pit-ring
+   density inside.
+2. **Ranking** (:func:`rank_candidates`): the quick free lattice search in each
+   quad's rectified view (x the outline's strength).
+3. **Fits** (:func:`vision.board.fit_top_face`): the best-ranked of the 3
+   strongest outlines is fitted first and taken when clearly good (most
+   photos). Otherwise the best-ranked finalist gets a fit, then the pits alone
+   are searched for (:mod:`vision.pit_scan`), then the first fit is restarted
+   and the finalists are fitted in turn; before giving up, the pits as dark
+   discs and the next outlines. A fit is accepted by its
+   :attr:`vision.grid.PitGrid.score` (rim evidence on the pit lattice).
 
-Points are OpenCV ``(x, y)`` image px. The result is a clockwise quad with
-side 0 -> 1 along the board's long axis (rows of 8 pits);
+The result's corners are the playing surface's, from the fitted pit lattice
+(:mod:`vision.board`). Points are OpenCV ``(x, y)`` image px. The result is a
+clockwise quad with side 0 -> 1 along the board's long axis (rows of 8 pits);
 :func:`vision.rectify.orient_corners` then applies the South side.
 
 Debug: ``python -m vision.locate IMG --debug OUT.png``.
