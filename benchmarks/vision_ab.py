@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # this checkout's vision package for choosing the images
 
 WORKER = r"""
 import json, sys
@@ -45,16 +46,16 @@ for line in sys.stdin:
 
 
 def _images(folders: list[Path]) -> list[tuple[Path, str]]:
+    """(image, South's side) of each labelled image, chosen as benchmarks/vision_eval.py
+    chooses them (:func:`vision.count_data.image_label`)."""
+    from vision.count_data import image_label
+
     out = []
     for folder in folders:
-        for label in sorted(folder.glob("*.json")):
-            try:
-                obj = json.loads(label.read_text())
-            except (OSError, json.JSONDecodeError):
-                continue
-            img = label.with_name(obj.get("image", label.stem + ".jpg")) if isinstance(obj, dict) else None
-            if img is not None and img.is_file():
-                out.append((img, str(obj.get("south_side", "bottom"))))
+        for path in sorted(folder.glob("*.json")):
+            label = image_label(path)
+            if label is not None:
+                out.append((path.with_name(label["image"]), str(label.get("south_side", "bottom"))))
     return out
 
 

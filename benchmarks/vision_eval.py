@@ -49,6 +49,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from vision.config import DEFAULT  # noqa: E402
+from vision.count_data import image_label  # noqa: E402
 from vision.errors import BoardNotFound  # noqa: E402
 from vision.holes import HOLES, flatten  # noqa: E402
 from vision.io import read_image  # noqa: E402
@@ -84,17 +85,6 @@ def pct(values: list[float], q: float) -> float:
     return float(np.percentile(values, q)) if values else float("nan")
 
 
-def _is_image_label(path: Path) -> bool:
-    """Whether ``path`` is an image's label (a JSON object naming an image file beside
-    it); a game's ``game.json`` or other JSON in the folder is skipped."""
-    try:
-        label = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return False
-    name = label.get("image") if isinstance(label, dict) else None
-    return isinstance(name, str) and bool(name) and (path.parent / name).is_file()
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("dir")
@@ -124,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
 
     folder = Path(args.dir)
     labels = sorted(folder.glob("*.json"))
-    labels = [p for p in labels if _is_image_label(p)]
+    labels = [p for p in labels if image_label(p) is not None]  # (not a game.json)
     if args.min_name:
         labels = [p for p in labels if p.name >= args.min_name]
     if args.split != "all":

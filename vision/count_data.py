@@ -61,6 +61,17 @@ def pit_crops(image: np.ndarray, label: dict) -> dict[str, np.ndarray]:
     return crops
 
 
+def image_label(path: Path) -> dict | None:
+    """The label at ``path`` when it is an image's (a JSON object naming an image file
+    beside it), else None: a game's ``game.json`` or other JSON in the folder."""
+    try:
+        label = json.loads(Path(path).read_text())
+    except (OSError, ValueError):
+        return None
+    name = label.get("image") if isinstance(label, dict) else None
+    return label if isinstance(name, str) and name and (Path(path).parent / name).is_file() else None
+
+
 def image_number(path: Path) -> int:
     """The last number in a file stem (synth_1_0007 -> 7)."""
     nums = re.findall(r"\d+", path.stem)
