@@ -427,10 +427,10 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
             early_scan = lc.pit_scan and lc.pit_scan_early > 0
             stop = threading.Event()
             scanning = _Later(lc.background and early_scan, _pit_scanned, image, cfg, stop)
-            # not good. First the best outline by the quick lattice search (~35 ms),
-            # when another, gets a single fit too (the strongest outline is the board
-            # on 45 of 80 renders, the best-ranked one on 53), unless its quick lattice
-            # is weak (``second_fit_min``)
+            # not good. The other finalists are ranked too (~15 ms), and the best-ranked
+            # outline, when another, gets a single fit too (the strongest outline is the
+            # board on 45 of 80 renders, the best-ranked one on 53), unless its quick
+            # lattice is weak (``second_fit_min``)
             ranked0 = _unkeyed(head + ranking.result())
             if ranked0 and not np.allclose(ranked0[0][1], q0) and ranked0[0][0] >= lc.second_fit_min:
                 f2 = fit_top_face(image, ranked0[0][1] / scale, cfg.rectify.default_aspect, cfg,
