@@ -4,6 +4,7 @@ Subcommands::
 
     python -m vision.train_cnn gen PROC.npz --n 20000 --seed 1        # procedural crops
     python -m vision.train_cnn photo PHOTO.npz DIR [DIR ...] [--every K]  # cut photoreal pits
+    python -m vision.train_cnn pipeline PIPE.npz DIR [DIR ...]           # pits as the board pipeline cuts them
     python -m vision.train_cnn fit --data PROC.npz PHOTO.npz --val VAL.npz --out MODEL.npz
     python -m vision.train_cnn temper MODEL.npz VAL.npz [...]            # temperatures per view count
     python -m vision.train_cnn widen MODEL.npz HELDOUT.npz [...]         # fit the heap widening
@@ -13,7 +14,9 @@ crops, so the network cannot learn one board). ``photo`` cuts every pit of the
 labelled renders in the folders exactly as the board pipeline does (96 px,
 pit diameter 0.85 of the side, :mod:`vision.count_data`), skipping pits marked
 occluded; ``--every K`` keeps one image in K (game frames are near copies of
-each other). ``fit`` needs PyTorch (``pip install torch``: training only; the
+each other). ``pipeline`` cuts them instead where the board pipeline
+(:func:`vision.pipeline.recognize`) finds them, with its own grid, centres and
+crop radius (for fitting the heap widening on the crops the pipeline reads). ``fit`` needs PyTorch (``pip install torch``: training only; the
 product runs the exported weights with numpy, :mod:`vision.cnn`). It trains
 with random scale/shift/rotation/flip and colour augmentation (the pipeline's
 grid is a few pixels off and real crops are framed by hand), a soft ordinal
@@ -105,6 +108,53 @@ def photo(folders: list[Path], every: int = 1, holes: set[str] | None = None) ->
                          + (f" named {', '.join(sorted(holes))}" if holes else ""))
     return {"crops": np.stack(crops), "y": np.asarray(ys, np.int16),
             "style": np.asarray(sid, np.int64)}
+
+
+def pipeline_pits(folders: list[Path], max_offset_px: float = 20.0) -> dict[str, np.ndarray]:
+    """Every visible pit of the labelled renders in ``folders`` as the board pipeline
+    crops it (its own board, grid and crop radius, :func:`vision.pipeline.recognize`),
+    skipping images whose board is not found and pits whose fitted centre is more than
+    ``max_offset_px`` from the labelled one (a wrong board's crops teach nothing about
+    counting). Heaps cut this way read lower than with the true geometry (a crop
+    radius a few per cent off moves a heap's reading by several seeds), so the heap
+    widening is fitted on them."""
+    from vision.count_data import image_number, labelled_images
+    from vision.errors import BoardNotFound
+    from vision.holes import HOLES, flatten
+    from vision.pipeline import recognize
+
+    crops, ys, sid = [], [], []
+    for fi, folder in enumerate(folders):
+        for lp, img, label in labelled_images(folder):
+            got: list[list[np.ndarray]] = []
+
+            def keep(cs, look, got=got):  # noqa: ANN001 - the pipeline's counter hook
+                got.append(list(cs))
+                return [_Flat() for _ in cs]
+
+            try:
+                rec = recognize(img, south=label["south_side"], counter=keep)
+            except BoardNotFound:
+                continue
+            truth = flatten(label["position"])
+            hidden = set(label.get("occluded_pits") or [])
+            for name, crop in zip(HOLES, got[0], strict=True):
+                off = np.hypot(*(np.subtract(rec.pit_centers_px[name], label["pit_centers_px"][name])))
+                if name in hidden or off > max_offset_px:
+                    continue
+                crops.append(_store(crop))
+                ys.append(int(truth[name]))
+                sid.append(-(fi + 1) * 100_000 - image_number(lp))
+    if not crops:
+        raise SystemExit(f"no board found with labelled pits in {', '.join(map(str, folders))}")
+    return {"crops": np.stack(crops), "y": np.asarray(ys, np.int16),
+            "style": np.asarray(sid, np.int64)}
+
+
+class _Flat:
+    """A placeholder count (uniform over 0..40) for :func:`pipeline_pits`'s hook."""
+
+    probabilities = np.full(N_COUNTS, 1.0 / N_COUNTS)
 
 
 # ---------------------------------------------------------------- augmentation
@@ -488,6 +538,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--every", type=int, default=1)
     p.add_argument("--holes", default=None,
                    help="only these pits, comma-separated (e.g. A5,a5: the square nyumba)")
+    pp = sub.add_parser("pipeline", help="pits of labelled renders as the board pipeline cuts them")
+    pp.add_argument("out", type=Path)
+    pp.add_argument("folders", type=Path, nargs="+")
     f = sub.add_parser("fit", help="train and export (needs torch)")
     f.add_argument("--data", type=Path, nargs="+", required=True)
     f.add_argument("--val", type=Path, nargs="+", required=True)
@@ -525,6 +578,10 @@ def main(argv: list[str] | None = None) -> int:
         print(set_temperatures(args.model, args.data))
     elif args.cmd == "gen":
         np.savez(args.out, **generate(args.n, args.seed))  # type: ignore[arg-type]
+    elif args.cmd == "pipeline":
+        d = pipeline_pits(args.folders)
+        np.savez(args.out, **d)  # type: ignore[arg-type]
+        print(f"wrote {args.out}: {len(d['y'])} pits", file=sys.stderr)
     elif args.cmd == "photo":
         d = photo(args.folders, args.every,
                   set(args.holes.split(",")) if args.holes else None)

@@ -157,6 +157,37 @@ def test_photo_cuts_only_the_named_pits(tmp_path: Path) -> None:
         photo([tmp_path], holes={"Z9"})
 
 
+def test_pipeline_pits_are_cut_where_the_pipeline_finds_them(tmp_path: Path) -> None:
+    """train_cnn pipeline: the board pipeline's own crops, with the label's counts;
+    pits whose fitted centre is far from the labelled one are left out."""
+    import json
+
+    from vision.count_data import label_counts
+    from vision.holes import HOLES
+    from vision.io import read_image
+    from vision.pipeline import recognize
+    from vision.train_cnn import pipeline_pits
+
+    src = Path(__file__).resolve().parents[2] / "sample_images" / "singles"
+    for ext in ("jpg", "json"):
+        shutil.copy(src / f"synth_1_0003.{ext}", tmp_path / f"synth_1_0003.{ext}")
+    label = json.loads((tmp_path / "synth_1_0003.json").read_text())
+    counts = label_counts(label["position"])
+    hidden = set(label.get("occluded_pits") or [])
+    data = pipeline_pits([tmp_path])
+    want = [counts[n] for n in HOLES if n not in hidden]
+    assert data["y"].tolist() == want  # every visible pit, HOLES order
+    assert data["crops"].shape == (len(want), 96, 96, 3)
+    # the crops are the pipeline's: its counter sees the same pixels
+    seen: list = []
+    recognize(read_image(tmp_path / "synth_1_0003.jpg"), south=label["south_side"],
+              counter=lambda cs, look: seen.extend(cs) or count_pits(cs))
+    keep = [i for i, n in enumerate(HOLES) if n not in hidden]
+    assert np.array_equal(data["crops"][0], seen[keep[0]])
+    with pytest.raises(SystemExit, match="no board found"):
+        pipeline_pits([tmp_path], max_offset_px=-1.0)
+
+
 def test_shipped_onnx_network_runs_and_gives_the_numpy_logits() -> None:
     # The package ships counter_cnn.onnx beside the weights; OpenCV runs it. A model
     # retrained without rewriting it (python -m vision.train_cnn onnx) fails here.
