@@ -62,6 +62,14 @@ class LocateConfig:
     # (a brick pavement's outlines and ring-like corners can outrank the board's)
     more_finalists: int = 3
     more_ranked: int = 12  # ... of the next this many outlines
+    # last chance, when nothing else fits: a finalist other than the best-ranked scoring
+    # at least ``last_chance_min`` whose fitted playing surface has its corners within
+    # ``last_chance_agree`` x the outline's longest side of the outline's own corners (a
+    # board found by its own outline; a lattice laid on a pavement inside some outline
+    # does not end at its corners). 545 + 64 renders and 65 bare tables: right fits of
+    # 0.3-0.7 agree within 0.04-0.17, the three wrong ones 0.18-0.27 (0: off)
+    last_chance_min: float = 0.4
+    last_chance_agree: float = 0.12
     verify_enough: float = 1.0  # a finalist fitting this well ends the search
     # the strongest outline's first fit this good is taken at once (first fits over 316
     # renders: all 11 between 0.7 and 1.0 on the right pits; one of 10 at 0.5-0.6 not)

@@ -471,6 +471,17 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
     return BoardQuad(refined, best_s, cfg.rectify.default_aspect, method)
 
 
+def outline_agreement(corners: np.ndarray, outline: np.ndarray) -> float:
+    """How far the fitted playing surface's ``corners`` lie from the ``outline`` quad's
+    corners (both image px, any order and direction): the largest corner distance,
+    for the best pairing, over the outline's longest side."""
+    c, o = np.asarray(corners, float), np.asarray(outline, float)
+    side = float(np.max(np.linalg.norm(o - np.roll(o, 1, axis=0), axis=1)))
+    worst = min(float(np.max(np.linalg.norm(np.roll(cc, k, axis=0) - o, axis=1)))
+                for cc in (c, c[::-1]) for k in range(4))
+    return worst / max(side, 1e-9)
+
+
 def _verified(image: np.ndarray, ranked: list[tuple[float, np.ndarray, str]], scale: float,
               cfg: VisionConfig, known: tuple[np.ndarray, Any] | None = None,
               scan: list[BoardQuad | None] | None = None,
@@ -493,6 +504,7 @@ def _verified(image: np.ndarray, ranked: list[tuple[float, np.ndarray, str]], sc
         quick = dataclasses.replace(cfg, grid=dataclasses.replace(
             cfg.grid, lattice_pitch_px=lc.verify_pitch_px, lattice_passes=lc.verify_passes))
     best: tuple[float, np.ndarray, str, Any] | None = None
+    others: list[tuple[float, np.ndarray, str, Any]] = []  # for the last chance
     for i, (_, q, name) in enumerate(ranked[: lc.verify_finalists]):
         if known is not None and quick is cfg and np.array_equal(known[0], q):
             fit = known[1]
@@ -503,6 +515,8 @@ def _verified(image: np.ndarray, ranked: list[tuple[float, np.ndarray, str]], sc
         need = cfg.grid.min_lattice_score if i == 0 else lc.verify_other_min
         if fit.grid.score >= need and (best is None or fit.grid.score > best[0]):
             best = (fit.grid.score, q, name, fit)
+        elif i > 0 and fit.grid.score >= lc.last_chance_min > 0:
+            others.append((fit.grid.score, q, name, fit))
         if best is not None and best[0] >= lc.verify_enough:
             break
     if lc.pit_scan and (best is None or best[0] < lc.verify_enough):
@@ -518,6 +532,12 @@ def _verified(image: np.ndarray, ranked: list[tuple[float, np.ndarray, str]], sc
             if fit.grid.score >= bar:
                 best, bar = (fit.grid.score, q, name, fit), fit.grid.score
             if bar >= lc.verify_enough:
+                break
+    if best is None:
+        # last chance: a weaker lattice that ends where its own outline does
+        for cand in sorted(others, key=lambda c: -c[0]):
+            if outline_agreement(cand[3].corners, cand[1] / scale) <= lc.last_chance_agree:
+                best = cand
                 break
     if best is None:
         raise BoardNotFound("no 4x8 pit lattice found on any board-shaped outline nor from the pits alone")

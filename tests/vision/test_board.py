@@ -402,6 +402,52 @@ def test_the_next_outlines_are_fitted_when_no_finalist_nor_the_pits_fit() -> Non
     assert asked == [] and first.score >= cfg.locate.verify_enough
 
 
+def test_outline_agreement_is_the_worst_corner_over_the_longest_side() -> None:
+    from vision.locate import outline_agreement
+
+    quad = np.array([[100, 100], [500, 100], [500, 300], [100, 300]], np.float64)
+    assert outline_agreement(quad, quad) == 0.0
+    # any start corner and direction
+    assert outline_agreement(quad[::-1], np.roll(quad, 1, axis=0)) == 0.0
+    moved = quad.copy()
+    moved[2] += (30, 40)  # one corner 50 px off, longest side 400 px
+    assert outline_agreement(moved, quad) == pytest.approx(50 / 400)
+
+
+def test_last_chance_takes_a_weaker_lattice_only_where_its_outline_ends() -> None:
+    # LocateConfig.last_chance_*: when nothing else fits, a finalist other than the
+    # best-ranked is taken below verify_other_min if its fitted playing surface ends at
+    # its own outline's corners (seen: a board on bricks, 4th of the finalists, 0.53)
+    import dataclasses
+
+    from vision.errors import BoardNotFound
+    from vision.locate import _verified
+
+    def cfg_with(**kw):  # noqa: ANN003, ANN202
+        return dataclasses.replace(DEFAULT, locate=dataclasses.replace(
+            DEFAULT.locate, pit_scan=False, verify_other_min=99.0, **kw))
+
+    corners = np.asarray(default_corners((960, 540), 0, 0.0, 0.5), np.float64)
+    scene = draw_scene(START_COUNTS, corners, size=(960, 540), seed=3, clutter=False)
+    left = np.array([[10, 10], [230, 10], [230, 100], [10, 100]], np.float64)
+    found = _verified(scene.image, [(1.0, left, "tiles"), (0.9, corners, "colour")], 1.0, cfg_with())
+    assert found.method == "colour"
+    assert np.abs(found.corners - corners).max() < 15
+    with pytest.raises(BoardNotFound):  # off
+        _verified(scene.image, [(1.0, left, "tiles"), (0.9, corners, "colour")], 1.0,
+                  cfg_with(last_chance_min=0.0))
+    # an outline 1.25 x the board: its corners lie ~0.11 x its longest side from the
+    # fitted surface's (the fit itself still finds the board)
+    centre = corners.mean(axis=0)
+    loose = centre + 1.25 * (corners - centre)
+    with pytest.raises(BoardNotFound):
+        _verified(scene.image, [(1.0, left, "tiles"), (0.9, loose, "colour")], 1.0,
+                  cfg_with(last_chance_agree=0.1))
+    wide = _verified(scene.image, [(1.0, left, "tiles"), (0.9, loose, "colour")], 1.0,
+                     cfg_with(last_chance_agree=0.12))
+    assert np.abs(wide.corners - corners).max() < 15
+
+
 def test_a_lattice_of_half_the_row_pitch_is_fitted_again_from_twice_the_pitch() -> None:
     # GridConfig.paired_rows_max: a lattice with its rows on the near and far rims of the
     # pits of two board rows (seen on renders: a wrong board of 16 pits read as 32) is
