@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import threading
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 
 import cv2
@@ -194,36 +195,49 @@ class CountNet:
                 raise RuntimeError(f"counter model: unknown operation {op!r}")
         return h
 
-    def mean_logits(self, x: np.ndarray, views: int = 1,
-                    known: tuple[np.ndarray, int] | None = None) -> np.ndarray:
+    def mean_logits(self, x: np.ndarray, views: int | Sequence[int] = 1,
+                    known: tuple[np.ndarray, int | Sequence[int]] | None = None) -> np.ndarray:
         """Logits averaged over the first ``views`` views of each input (:func:`views_of`:
-        1 = as given, 2 = and half a turn, 4 = the four quarter turns, 8 = and mirrored),
-        in batches of 32 (larger batches fall out of the CPU cache). ``known``: (the
-        mean over the first ``n`` views, already made, ``n``): only the others are run."""
-        if not 1 <= views <= 8:
+        1 = as given, 2 = and half a turn, 4 = the four quarter turns, 8 = and mirrored);
+        ``views`` may differ per input. ``known``: (the mean over the first ``n`` views,
+        already made, ``n``, also per input or one for all): only the others are run.
+        All the views wanted are run together, in batches of up to 64 (a call on a few
+        inputs costs as much as on ~8; larger batches fall out of the CPU cache)."""
+        n = len(x)
+        want = np.broadcast_to(np.asarray(views, int), (n,))
+        if n and not (np.all(want >= 1) and np.all(want <= 8)):
             raise ValueError(f"views must be 1..8, not {views}")
-        done = 0 if known is None else known[1]
-        if not 0 <= done <= views:
-            raise ValueError(f"known views must be 0..{views}, not {done}")
-        order = (0, 2, 1, 3, 4, 6, 5, 7)[done:views]  # 2 views: opposite turns, not neighbours
-        out = []
-        for i in range(0, len(x), 32):
-            part = x[i:i + 32]
-            new = [self.logits(views_of(part, k)) for k in order]
-            if known is None:
-                out.append(np.mean(new, axis=0))
-            else:
-                out.append((done * np.asarray(known[0][i:i + 32], np.float32) + np.sum(new, axis=0)) / views)
-        return np.concatenate(out) if out else np.zeros((0, N_COUNTS), np.float32)
+        done = np.zeros(n, int) if known is None else np.broadcast_to(np.asarray(known[1], int), (n,))
+        if n and not (np.all(done >= 0) and np.all(done <= want)):
+            raise ValueError(f"known views must be 0..{views}, not {known[1] if known else 0}")
+        order = (0, 2, 1, 3, 4, 6, 5, 7)  # 2 views: opposite turns, not neighbours
+        idx = [np.flatnonzero((done <= j) & (j < want)) for j in range(8)]
+        jobs = [(order[j], i) for j, i in enumerate(idx) if len(i)]
+        total = np.zeros((n, N_COUNTS), np.float32)
+        if known is not None:
+            total += done[:, None] * np.asarray(known[0], np.float32)
+        if jobs:
+            batch = np.concatenate([views_of(x[i], k) for k, i in jobs])
+            out = np.concatenate([self.logits(batch[s:s + 64]) for s in range(0, len(batch), 64)])
+            np.add.at(total, np.concatenate([i for _, i in jobs]), out)
+        return total / np.maximum(want, 1)[:, None].astype(np.float32)
 
     def inputs(self, crops: list[np.ndarray]) -> np.ndarray:
         """The network's input batch (N, INPUT, INPUT, 3) for square BGR uint8 crops."""
         return np.stack([preprocess(resize_input(c)) for c in crops])
 
-    def calibrate(self, logits: np.ndarray, views: int) -> np.ndarray:
-        """Distributions (rows over 0..40) from logits averaged over ``views`` views:
-        the softmax at that number's temperature, then the heap widening."""
-        return self.widened(calibrated(logits, self.temperature_for(views)))
+    def calibrate(self, logits: np.ndarray, views: int | Sequence[int]) -> np.ndarray:
+        """Distributions (rows over 0..40) from logits averaged over ``views`` views (one
+        number, or one per row): the softmax at that number's temperature, then the
+        heap widening."""
+        if np.ndim(views) == 0:
+            return self.widened(calibrated(logits, self.temperature_for(int(views))))  # type: ignore[arg-type]
+        each = np.asarray(views, int)
+        out = np.zeros((len(logits), N_COUNTS), np.float64)
+        for v in np.unique(each):
+            rows = each == v
+            out[rows] = self.widened(calibrated(logits[rows], self.temperature_for(int(v))))
+        return out
 
     def probabilities(self, crops: list[np.ndarray], views: int = 1) -> np.ndarray:
         """Calibrated distributions (rows over 0..40) for square BGR uint8 crops, the

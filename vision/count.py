@@ -250,26 +250,30 @@ def count_pit(crop_bgr: np.ndarray, look: SeedLook | None = None,
 
 
 def count_pits(crops: Sequence[np.ndarray], look: SeedLook | None = None,
-               views: int | None = None, recheck: tuple[float, int, int] | None = None) -> list[PitCount]:
+               views: int | Sequence[int] | None = None,
+               recheck: tuple[float, int, int] | None = None) -> list[PitCount]:
     """:func:`count_pit` for many crops, batched.
 
-    ``recheck`` = (below, views, max_count): the crops whose most likely count is
-    at most ``max_count`` with a probability under ``below`` are read again at
-    ``views`` views, and that reading replaces the first
+    ``views``: one number for all crops, or one per crop. ``recheck`` = (below, views,
+    max_count): the crops whose most likely count is at most ``max_count`` with a
+    probability under ``below`` are read again at ``views`` views (the views already
+    run are not run again), and that reading replaces the first
     (``CountConfig.recheck_*`` in the board pipeline)."""
     if not crops:
         return []
     squares = [_square(_check_crop(c)) for c in crops]
-    first = CountConfig.views if views is None else views
+    first = np.broadcast_to(np.asarray(CountConfig.views if views is None else views, int),
+                            (len(squares),))
     net = load_net()
     x = net.inputs(squares)
     logits = net.mean_logits(x, first)
     probs = net.calibrate(logits, first)
-    if recheck is not None and recheck[1] > first:
-        unsure = np.flatnonzero((probs.max(axis=1) < recheck[0]) & (probs.argmax(axis=1) <= recheck[2]))
-        if len(unsure):  # the views already run are not run again
+    if recheck is not None:
+        unsure = np.flatnonzero((probs.max(axis=1) < recheck[0]) & (probs.argmax(axis=1) <= recheck[2])
+                                & (first < recheck[1]))
+        if len(unsure):
             probs[unsure] = net.calibrate(
-                net.mean_logits(x[unsure], recheck[1], known=(logits[unsure], first)), recheck[1])
+                net.mean_logits(x[unsure], recheck[1], known=(logits[unsure], first[unsure])), recheck[1])
     if look is None or look.empty is None:
         return [_result(p) for p in probs]
     seeds = [look.changed_seeds(prepare(c)) for c in squares]

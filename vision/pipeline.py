@@ -92,13 +92,9 @@ def _default_counter(crops: Sequence[np.ndarray], look: Any, views: int,
 
     if nyumba_views is None or nyumba_views == views or len(crops) != len(HOLES):
         return count_pits(crops, look, views, recheck)
-    # each crop through the network once: the round pits at ``views``, the nyumba at theirs
-    groups = ([i for i, n in enumerate(HOLES) if n not in NYUMBA], [HOLES.index(n) for n in NYUMBA])
-    results: list[Any] = [None] * len(crops)
-    for idx, v in zip(groups, (views, nyumba_views), strict=True):
-        for i, r in zip(idx, count_pits([crops[i] for i in idx], look, v, recheck), strict=True):
-            results[i] = r
-    return results
+    # all crops through the network together: the round pits at ``views``, the nyumba at theirs
+    each = [nyumba_views if n in NYUMBA else views for n in HOLES]
+    return count_pits(crops, look, each, recheck)
 
 
 def _seed_look(profile: BoardProfile | None) -> Any:

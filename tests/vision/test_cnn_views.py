@@ -256,19 +256,29 @@ def test_a_widened_model_computes_the_same_logits(tmp_path: Path) -> None:
 
 def test_views_already_run_are_reused_not_run_again() -> None:
     # mean_logits(known=(mean over the first n views, n)) runs only the other views and
-    # gives the plain mean over all of them (the second look of count_pits)
+    # gives the plain mean over all of them (the second look of count_pits); all the
+    # views wanted go through the network in one batch
     net = CountNet(backend="numpy")
     x = net.inputs([drawn_pit(n, rng_seed=n) for n in (0, 2, 5)])
     runs: list[int] = []
     plain = net.logits
     net.logits = lambda batch: (runs.append(len(batch)), plain(batch))[1]  # type: ignore[method-assign]
     full = net.mean_logits(x, 4)
-    assert len(runs) == 4
+    assert runs == [4 * 3]
     runs.clear()
     first = net.mean_logits(x, 1)
     again = net.mean_logits(x, 4, known=(first, 1))
-    assert len(runs) == 1 + 3  # view 0 once, then views 2, 1, 3
+    assert runs == [3, 3 * 3]  # view 0 once, then views 2, 1, 3
     assert np.allclose(again, full, atol=1e-5)
     assert not np.allclose(again, first, atol=1e-3)  # the other views did count
+    # views per input: each input's mean over its own views
+    runs.clear()
+    mixed = net.mean_logits(x, [1, 4, 2])
+    assert runs == [1 + 4 + 2]
+    assert np.allclose(mixed[0], first[0], atol=1e-5)
+    assert np.allclose(mixed[1], full[1], atol=1e-5)
+    assert np.allclose(mixed[2], net.mean_logits(x[2:], 2)[0], atol=1e-5)
+    later = net.mean_logits(x, [4, 4, 2], known=(mixed, [1, 4, 2]))
+    assert np.allclose(later, np.stack([full[0], full[1], mixed[2]]), atol=1e-5)
     with pytest.raises(ValueError, match="known views"):
         net.mean_logits(x, 2, known=(first, 3))
