@@ -103,6 +103,9 @@ def views_of(x: np.ndarray, k: int) -> np.ndarray:
     return np.ascontiguousarray(np.rot90(x, k % 4, axes=(1, 2)))
 
 
+#: a number of views: one for all inputs, or one per input
+Views = int | Sequence[int] | np.ndarray
+
 #: largest difference allowed between the OpenCV and numpy logits on the probe input
 _BACKEND_TOLERANCE = 1e-3
 
@@ -195,8 +198,8 @@ class CountNet:
                 raise RuntimeError(f"counter model: unknown operation {op!r}")
         return h
 
-    def mean_logits(self, x: np.ndarray, views: int | Sequence[int] = 1,
-                    known: tuple[np.ndarray, int | Sequence[int]] | None = None) -> np.ndarray:
+    def mean_logits(self, x: np.ndarray, views: Views = 1,
+                    known: tuple[np.ndarray, Views] | None = None) -> np.ndarray:
         """Logits averaged over the first ``views`` views of each input (:func:`views_of`:
         1 = as given, 2 = and half a turn, 4 = the four quarter turns, 8 = and mirrored);
         ``views`` may differ per input. ``known``: (the mean over the first ``n`` views,
@@ -226,7 +229,7 @@ class CountNet:
         """The network's input batch (N, INPUT, INPUT, 3) for square BGR uint8 crops."""
         return np.stack([preprocess(resize_input(c)) for c in crops])
 
-    def calibrate(self, logits: np.ndarray, views: int | Sequence[int]) -> np.ndarray:
+    def calibrate(self, logits: np.ndarray, views: Views) -> np.ndarray:
         """Distributions (rows over 0..40) from logits averaged over ``views`` views (one
         number, or one per row): the softmax at that number's temperature, then the
         heap widening."""

@@ -118,9 +118,9 @@ def pipeline_pits(folders: list[Path], max_offset_px: float = 20.0) -> dict[str,
     counting). Heaps cut this way read lower than with the true geometry (a crop
     radius a few per cent off moves a heap's reading by several seeds), so the heap
     widening is fitted on them."""
-    from vision.count_data import image_number, labelled_images
+    from vision.count_data import image_number, label_counts, labelled_images
     from vision.errors import BoardNotFound
-    from vision.holes import HOLES, flatten
+    from vision.holes import HOLES
     from vision.pipeline import recognize
 
     crops, ys, sid = [], [], []
@@ -136,14 +136,14 @@ def pipeline_pits(folders: list[Path], max_offset_px: float = 20.0) -> dict[str,
                 rec = recognize(img, south=label["south_side"], counter=keep)
             except BoardNotFound:
                 continue
-            truth = flatten(label["position"])
+            truth = label_counts(label["position"])
             hidden = set(label.get("occluded_pits") or [])
             for name, crop in zip(HOLES, got[0], strict=True):
                 off = np.hypot(*(np.subtract(rec.pit_centers_px[name], label["pit_centers_px"][name])))
                 if name in hidden or off > max_offset_px:
                     continue
                 crops.append(_store(crop))
-                ys.append(int(truth[name]))
+                ys.append(truth[name])
                 sid.append(-(fi + 1) * 100_000 - image_number(lp))
     if not crops:
         raise SystemExit(f"no board found with labelled pits in {', '.join(map(str, folders))}")
