@@ -62,6 +62,10 @@ class LocateConfig:
     # (a brick pavement's outlines and ring-like corners can outrank the board's)
     more_finalists: int = 3
     more_ranked: int = 12  # ... of the next this many outlines
+    # ... and also when the best fit so far is weaker than this (each then needing to beat
+    # it): a board on tiles whose outline came 7th was read as a weak (0.6) lattice on
+    # another outline spilling over the tiles (synth_89_0006)
+    more_below: float = 1.0
     # last chance, when nothing else fits: a finalist other than the best-ranked scoring
     # at least ``last_chance_min`` whose fitted playing surface has its corners within
     # ``last_chance_agree`` x the outline's longest side of the outline's own corners (a

@@ -524,9 +524,10 @@ def _verified(image: np.ndarray, ranked: list[tuple[float, np.ndarray, str]], sc
         scanned = _last_resort(image, cfg, scan)
         if scanned is not None and (best is None or scanned.score > best[0]):
             return scanned
-    if more is not None and lc.more_finalists and best is None:
-        # nor the pits: before giving up, the next outlines, each needing a clear fit
-        bar = lc.verify_other_min
+    if more is not None and lc.more_finalists and (best is None or best[0] < lc.more_below):
+        # nor the pits (or only weakly): the next outlines, each needing a clear fit,
+        # better than the best so far
+        bar = lc.verify_other_min if best is None else max(lc.verify_other_min, best[0] + 1e-6)
         for _, q, name in more():
             fit = fit_top_face(image, q / scale, cfg.rectify.default_aspect, quick)
             if fit.grid.score >= bar:

@@ -402,6 +402,38 @@ def test_the_next_outlines_are_fitted_when_no_finalist_nor_the_pits_fit() -> Non
     assert asked == [] and first.score >= cfg.locate.verify_enough
 
 
+def test_the_next_outlines_also_replace_a_weak_fit_when_they_fit_better(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # LocateConfig.more_below: a weak best fit (0.3 <= score < 1.0) no longer ends the
+    # search; the next outlines are fitted and one scoring higher (and at least
+    # verify_other_min) replaces it; none higher leaves the weak fit
+    import dataclasses
+    from types import SimpleNamespace
+
+    import vision.board
+    from vision.locate import _verified
+
+    scores = {"weak": 0.6, "better": 1.4, "worse": 0.5}
+
+    def fake_fit(image, quad, aspect, cfg, **kw):  # noqa: ANN001, ANN003, ANN202
+        name = next(n for n, q in quads.items() if np.array_equal(q, quad))
+        return SimpleNamespace(grid=SimpleNamespace(score=scores[name]), corners=quad, aspect=3.0)
+
+    monkeypatch.setattr(vision.board, "fit_top_face", fake_fit)
+    box = np.array([[0, 0], [400, 0], [400, 150], [0, 150]], np.float64)
+    quads = {"weak": box, "better": box + 10, "worse": box + 20}
+    cfg = dataclasses.replace(DEFAULT, locate=dataclasses.replace(DEFAULT.locate, pit_scan=False))
+    image = np.zeros((300, 500, 3), np.uint8)
+    finalists = [(1.0, quads["weak"], "weak")]
+    found = _verified(image, finalists, 1.0, cfg, more=lambda: [(0.5, quads["better"], "better")])
+    assert found.method == "better" and found.score == pytest.approx(1.4)
+    kept = _verified(image, finalists, 1.0, cfg, more=lambda: [(0.5, quads["worse"], "worse")])
+    assert kept.method == "weak"
+    off = dataclasses.replace(cfg, locate=dataclasses.replace(cfg.locate, more_below=0.0))
+    assert _verified(image, finalists, 1.0, off,
+                     more=lambda: [(0.5, quads["better"], "better")]).method == "weak"
+
+
 def test_outline_agreement_is_the_worst_corner_over_the_longest_side() -> None:
     from vision.locate import outline_agreement
 
