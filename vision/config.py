@@ -159,6 +159,11 @@ class GridConfig:
     gradient_log_offset: float = 16.0
     nominal_start_below: float = 1.0  # a first top-face fit scoring below this is also tried from ...
     nominal_margin: float = 0.6  # ... the lattice of a board with margins of this x pitch to the outer pit centres
+    # a fit still under restart_below is also started from a comb that sees no edges
+    # further than this share of the board's width outside the given corners (tiles and
+    # bricks around a board make ring-like peaks that pull the comb off the pits; as the
+    # first comb it found 3 more boards of 600 but made 3 wrong ones); None: off
+    masked_restart_frac: float | None = 0.0
     restart_below: float = 1.2  # a top-face fit scoring below this is started again ...
     restart_aspects: tuple[float, ...] = (1.12, 0.88, 1.25)  # ... with the first view's aspect times these
     lattice_pitch_px: float = 40.0  # column pitch in the lattice view (top face, pits on a grid)

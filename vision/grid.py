@@ -115,13 +115,20 @@ def grid_score(canonical: np.ndarray, cfg: GridConfig = DEFAULT.grid) -> float:
     return float(np.quantile(per_cell, 0.35))
 
 
-def fit_grid(canonical: np.ndarray, cfg: GridConfig = DEFAULT.grid, board_width: float | None = None) -> PitGrid:
+def fit_grid(canonical: np.ndarray, cfg: GridConfig = DEFAULT.grid, board_width: float | None = None,
+             inside: tuple[int, int, int, int] | None = None) -> PitGrid:
     """Fit the 4 x 8 pit centres on a canonical BGR view (see module docstring).
 
-    ``board_width``: the located board's width in px when the view has a border.
+    ``board_width``: the located board's width in px when the view has a border;
+    ``inside``: (x0, y0, x1, y1), the lattice search sees no edges outside it.
     """
     h, w = canonical.shape[:2]
     mag = gradient_magnitude(canonical)
+    if inside is not None:
+        x0, y0, x1, y1 = inside
+        seen = np.zeros_like(mag)
+        seen[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = mag[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)]
+        mag = seen
     lat = fit_lattice(mag, cfg, board_width)
     nominal = lat.centres()
     px = lat.pitch_x

@@ -434,6 +434,72 @@ def test_the_next_outlines_also_replace_a_weak_fit_when_they_fit_better(
                      more=lambda: [(0.5, quads["better"], "better")]).method == "weak"
 
 
+def test_a_weak_fit_is_started_again_from_a_comb_blind_outside_the_corners(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # GridConfig.masked_restart_frac: after the restarts, a fit still under
+    # restart_below is fitted once more from a comb that sees only the board (and a
+    # margin); the better fit is kept. A clearly good fit is not refitted.
+    import dataclasses
+    from types import SimpleNamespace
+
+    import vision.board
+
+    calls: list = []
+
+    def fake_once(image, corners, aspect, cfg, lap, comb_min=0.0, outside=None):  # noqa: ANN001, ANN202
+        calls.append(outside)
+        score = first_score if len(calls) == 1 else (1.5 if outside is not None else 0.4)
+        return SimpleNamespace(grid=SimpleNamespace(score=score))
+
+    monkeypatch.setattr(vision.board, "_fit_once", fake_once)
+    cfg = dataclasses.replace(DEFAULT, grid=dataclasses.replace(DEFAULT.grid, nominal_start_below=0.0))
+    corners = np.array([[0, 0], [400, 0], [400, 150], [0, 150]], np.float64)
+    first_score = 0.5
+    fit = fit_top_face(np.zeros((200, 450, 3), np.uint8), corners, 3.0, cfg)
+    assert fit.grid.score == 1.5
+    assert calls[-1] == cfg.grid.masked_restart_frac is not None and calls[-1] == 0.0
+    assert calls[:-1] == [None] * (1 + len(cfg.grid.restart_aspects))
+    calls.clear()
+    off = dataclasses.replace(cfg, grid=dataclasses.replace(cfg.grid, masked_restart_frac=None))
+    assert fit_top_face(np.zeros((200, 450, 3), np.uint8), corners, 3.0, off).grid.score == 0.5
+    assert None in calls and all(c is None for c in calls)
+    calls.clear()
+    first_score = 2.0
+    assert fit_top_face(np.zeros((200, 450, 3), np.uint8), corners, 3.0, cfg).grid.score == 2.0
+    assert calls == [None]
+
+
+def test_the_comb_sees_no_edges_outside_the_given_rectangle() -> None:
+    # vision.grid.fit_grid(inside=...): what lies outside does not move the lattice
+    import cv2
+
+    from vision.grid import fit_grid
+    from vision.rectify import rectify
+
+    corners = np.asarray(default_corners((960, 540), 0, 0.0, 0.6), np.float64)
+    scene = draw_scene(START_COUNTS, corners, size=(960, 540), seed=5, clutter=False)
+    w, pad = 400, 48
+    view, _ = rectify(scene.image, corners, 3.0, DEFAULT.rectify, width=w, pad=pad)
+    h = view.shape[0] - 2 * pad
+    busy = view.copy()
+    rng = np.random.default_rng(0)
+    for _ in range(60):  # rings all round the board
+        x, y = int(rng.integers(0, busy.shape[1])), int(rng.integers(0, busy.shape[0]))
+        if pad - 6 <= x <= pad + w + 6 and pad - 6 <= y <= pad + h + 6:
+            continue
+        cv2.circle(busy, (x, y), 9, (20, 20, 20), 2)
+    inside = (pad - 2, pad - 2, pad + w + 2, pad + h + 2)
+    plain = view.copy()
+    plain[:, : pad - 4] = plain[:, pad + w + 4:] = 128
+    plain[: pad - 4] = plain[pad + h + 4:] = 128
+    a = fit_grid(busy, board_width=w, inside=inside)
+    b = fit_grid(plain, board_width=w, inside=inside)
+    assert np.abs(a.centres - b.centres).max() < 1.5  # (a blur reaches a few px in)
+    # without the rectangle the rings are seen (so the test can fail)
+    seen = fit_grid(busy, board_width=w)
+    assert np.abs(seen.centres - a.centres).max() > 3.0 or abs(seen.score - a.score) > 0.05
+
+
 def test_outline_agreement_is_the_worst_corner_over_the_longest_side() -> None:
     from vision.locate import outline_agreement
 
