@@ -135,19 +135,25 @@ def test_pipeline_counts_the_nyumba_from_more_views() -> None:
     assert not np.allclose(got[i].probabilities, count_pit(crops[i], views=1).probabilities)
 
 
-def test_photo_cuts_only_the_named_pits(tmp_path: Path) -> None:
-    """train_cnn photo --holes A5,a5: the nyumba's crops with the label's counts."""
+def _sample_single(folder: Path) -> tuple[dict, dict[str, int], set[str]]:
+    """sample_images/singles/synth_1_0003 copied into ``folder``: its label, counts
+    and hidden pits."""
     import json
 
     from vision.count_data import label_counts
-    from vision.train_cnn import photo
 
     src = Path(__file__).resolve().parents[2] / "sample_images" / "singles"
     for ext in ("jpg", "json"):
-        shutil.copy(src / f"synth_1_0003.{ext}", tmp_path / f"synth_1_0003.{ext}")
-    label = json.loads((tmp_path / "synth_1_0003.json").read_text())
-    counts = label_counts(label["position"])
-    hidden = set(label.get("occluded_pits") or [])
+        shutil.copy(src / f"synth_1_0003.{ext}", folder / f"synth_1_0003.{ext}")
+    label = json.loads((folder / "synth_1_0003.json").read_text())
+    return label, label_counts(label["position"]), set(label.get("occluded_pits") or [])
+
+
+def test_photo_cuts_only_the_named_pits(tmp_path: Path) -> None:
+    """train_cnn photo --holes A5,a5: the nyumba's crops with the label's counts."""
+    from vision.train_cnn import photo
+
+    _, counts, hidden = _sample_single(tmp_path)
     want = [counts[n] for n in ("A5", "a5") if n not in hidden]
     data = photo([tmp_path], holes={"A5", "a5"})
     assert sorted(data["y"].tolist()) == sorted(want)
@@ -160,20 +166,12 @@ def test_photo_cuts_only_the_named_pits(tmp_path: Path) -> None:
 def test_pipeline_pits_are_cut_where_the_pipeline_finds_them(tmp_path: Path) -> None:
     """train_cnn pipeline: the board pipeline's own crops, with the label's counts;
     pits whose fitted centre is far from the labelled one are left out."""
-    import json
-
-    from vision.count_data import label_counts
     from vision.holes import HOLES
     from vision.io import read_image
     from vision.pipeline import recognize
     from vision.train_cnn import pipeline_pits
 
-    src = Path(__file__).resolve().parents[2] / "sample_images" / "singles"
-    for ext in ("jpg", "json"):
-        shutil.copy(src / f"synth_1_0003.{ext}", tmp_path / f"synth_1_0003.{ext}")
-    label = json.loads((tmp_path / "synth_1_0003.json").read_text())
-    counts = label_counts(label["position"])
-    hidden = set(label.get("occluded_pits") or [])
+    label, counts, hidden = _sample_single(tmp_path)
     data = pipeline_pits([tmp_path])
     want = [counts[n] for n in HOLES if n not in hidden]
     assert data["y"].tolist() == want  # every visible pit, HOLES order
