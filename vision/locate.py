@@ -17,7 +17,9 @@ threshold are in docs/vision.md):
    photos). Otherwise the best-ranked finalist gets a fit, then the pits alone
    are searched for (:mod:`vision.pit_scan`), then the first fit is restarted
    and the finalists are fitted in turn; before giving up, the pits as dark
-   discs and the next outlines. A fit is accepted by its
+   discs and the next outlines (which are also fitted when the best fit so far
+   is weak, and must beat it); as a last chance, a weaker lattice whose
+   playing surface ends at its own outline's corners. A fit is accepted by its
    :attr:`vision.grid.PitGrid.score` (rim evidence on the pit lattice).
 
 The result's corners are the playing surface's, from the fitted pit lattice
