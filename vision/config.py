@@ -97,6 +97,12 @@ class LocateConfig:
     pit_scan_lattices: int = 4  # lattices fitted (best first)
     pit_scan_early: float = 1.0  # a pit-scan fit this good is taken before the outline finalists are fitted (0: after)
     pit_scan_min_score: float = 0.5  # PitGrid.score a pit-scan fit needs (0.75 before log gradients)
+    # a pit-scan lattice whose fit scores under pit_scan_min_score is fitted again as a
+    # top face from that fit's corners (the comb, restarts and nominal start of an
+    # outline's fit), for the first this many lattices: a board whose outline merges with
+    # the table and a hand gave a scan lattice a few px off scoring 0.09, and 1.29 so
+    # refitted (synth_97_0022); 0: off
+    pit_scan_refit: int = 2
     pit_scan_max_ring: int = 6  # more candidates than this just outside the 8 x 4 window: a pattern going on (0: no test)
     pit_scan_blobs: bool = True  # last resort (no clear fit, no rim lattice): scan again with dark discs for candidates
     pit_scan_blob_share: float = 0.25  # a dark disc's darker share over its ring's, counted as evidence 1

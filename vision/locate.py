@@ -561,15 +561,21 @@ def _pit_scanned(image: np.ndarray, cfg: VisionConfig, stop: threading.Event | N
     ``LocateConfig.pit_scan_min_score``. ``stop``: set by the caller when the
     result is no longer wanted (the scan, on a helper thread, then ends before its
     next fit and returns None)."""
-    from vision.board import fit_from_lattice
+    from vision.board import fit_from_lattice, fit_top_face
     from vision.pit_scan import pit_lattices
 
     h, w = image.shape[:2]
     best = None
-    for _, hlat in pit_lattices(image, cfg.locate, cfg.grid.gradient_log_offset, blobs=blobs, stop=stop):
+    lattices = pit_lattices(image, cfg.locate, cfg.grid.gradient_log_offset, blobs=blobs, stop=stop)
+    for k, (_, hlat) in enumerate(lattices):
         if stop is not None and stop.is_set():
             return None
         fit = fit_from_lattice(image, hlat, 0.0, cfg)
+        if fit.grid.score < cfg.locate.pit_scan_min_score and k < cfg.locate.pit_scan_refit:
+            # near the pits but not settled on them: fitted again as an outline would be
+            again = fit_top_face(image, fit.corners, fit.aspect, cfg)
+            if again.grid.score > fit.grid.score:
+                fit = again
         # the whole playing surface in the image (a pattern running off the image
         # shows no end, so whether it is a board cannot be told)
         inside = bool(np.all((fit.corners >= 0) & (fit.corners <= (w - 1, h - 1))))

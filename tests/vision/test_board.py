@@ -500,6 +500,40 @@ def test_the_comb_sees_no_edges_outside_the_given_rectangle() -> None:
     assert np.abs(seen.centres - a.centres).max() > 3.0 or abs(seen.score - a.score) > 0.05
 
 
+def test_a_weak_pit_scan_lattice_is_fitted_again_as_a_top_face(monkeypatch: pytest.MonkeyPatch) -> None:
+    # LocateConfig.pit_scan_refit: a scan lattice whose fit scores under
+    # pit_scan_min_score is fitted again by fit_top_face from that fit's corners (the
+    # first pit_scan_refit lattices only); the better fit counts
+    import dataclasses
+    from types import SimpleNamespace
+
+    import vision.board
+    import vision.pit_scan
+    from vision.locate import _pit_scanned
+
+    corners = np.array([[100, 100], [500, 100], [500, 250], [100, 250]], np.float64)
+    refits: list = []
+
+    def weak(image, hlat, gap, cfg, lap=None):  # noqa: ANN001, ANN202
+        return SimpleNamespace(grid=SimpleNamespace(score=0.1), corners=corners, aspect=3.0)
+
+    def strong(image, quad, aspect, cfg, **kw):  # noqa: ANN001, ANN003, ANN202
+        refits.append(quad)
+        return SimpleNamespace(grid=SimpleNamespace(score=1.3), corners=quad, aspect=aspect)
+
+    monkeypatch.setattr(vision.board, "fit_from_lattice", weak)
+    monkeypatch.setattr(vision.board, "fit_top_face", strong)
+    monkeypatch.setattr(vision.pit_scan, "pit_lattices", lambda *a, **k: [(30, np.eye(3)), (28, np.eye(3))])
+    image = np.zeros((400, 640, 3), np.uint8)
+    found = _pit_scanned(image, DEFAULT)
+    assert found is not None and found.score == pytest.approx(1.3) and found.method == "pit_scan"
+    assert len(refits) == DEFAULT.locate.pit_scan_refit == 2
+    assert np.array_equal(refits[0], corners)
+    refits.clear()
+    off = dataclasses.replace(DEFAULT, locate=dataclasses.replace(DEFAULT.locate, pit_scan_refit=0))
+    assert _pit_scanned(image, off) is None and refits == []
+
+
 def test_outline_agreement_is_the_worst_corner_over_the_longest_side() -> None:
     from vision.locate import outline_agreement
 
