@@ -49,6 +49,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from vision.config import DEFAULT  # noqa: E402
+from vision.count import flat_counts  # noqa: E402
 from vision.count_data import image_label  # noqa: E402
 from vision.errors import BoardNotFound  # noqa: E402
 from vision.holes import HOLES, flatten  # noqa: E402
@@ -71,14 +72,6 @@ def interval90(p: list[float]) -> tuple[int, int]:
         if hi <= len(a) and hi - 1 - lo < best[1] - best[0]:
             best = (lo, hi - 1)
     return best
-
-
-def _flat_counter(crops, look):
-    """Stand-in counter for --geometry-only runs: no information about counts."""
-    from types import SimpleNamespace
-
-    flat = [1.0 / 41] * 41
-    return [SimpleNamespace(count=0, probabilities=flat, confidence=1.0 / 41) for _ in crops]
 
 
 def pct(values: list[float], q: float) -> float:
@@ -135,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     corner_errs: list[float] = []
     cpu_ms: list[float] = []
     pit_errs: list[float] = []
-    counter = _flat_counter if args.geometry_only else None
+    counter = flat_counts if args.geometry_only else None
     for lp in labels:
         label = json.loads(lp.read_text())
         img = read_image(folder / label["image"])

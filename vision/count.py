@@ -280,6 +280,13 @@ def count_pits(crops: Sequence[np.ndarray], look: SeedLook | None = None,
     return [_result(p, s) for p, s in zip(probs, seeds, strict=True)]
 
 
+def flat_counts(crops: Sequence[np.ndarray], look: SeedLook | None = None) -> list[PitCount]:
+    """A stand-in counter with no information about counts (uniform over 0..40), for
+    runs that need only the board pipeline's geometry (``recognize(counter=...)``)."""
+    flat = np.full(N_COUNTS, 1.0 / N_COUNTS)
+    return [PitCount(0, flat, 1.0 / N_COUNTS) for _ in crops]
+
+
 def interval(probabilities: np.ndarray, mass: float = 0.9) -> tuple[int, int]:
     """Shortest run of counts [lo, hi] around the mode holding at least ``mass`` of the probability."""
     p = np.asarray(probabilities, np.float64)

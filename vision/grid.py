@@ -125,9 +125,9 @@ def fit_grid(canonical: np.ndarray, cfg: GridConfig = DEFAULT.grid, board_width:
     h, w = canonical.shape[:2]
     mag = gradient_magnitude(canonical)
     if inside is not None:
-        x0, y0, x1, y1 = inside
+        x0, y0, x1, y1 = (max(v, 0) for v in inside)
         seen = np.zeros_like(mag)
-        seen[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = mag[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)]
+        seen[y0:y1, x0:x1] = mag[y0:y1, x0:x1]
         mag = seen
     lat = fit_lattice(mag, cfg, board_width)
     nominal = lat.centres()

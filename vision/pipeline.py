@@ -90,7 +90,7 @@ def _default_counter(crops: Sequence[np.ndarray], look: Any, views: int,
     at ``views`` views."""
     from vision.count import count_pits
 
-    if nyumba_views is None or nyumba_views == views or len(crops) != len(HOLES):
+    if nyumba_views is None or len(crops) != len(HOLES):
         return count_pits(crops, look, views, recheck)
     # all crops through the network together: the round pits at ``views``, the nyumba at theirs
     each = [nyumba_views if n in NYUMBA else views for n in HOLES]

@@ -118,6 +118,7 @@ def pipeline_pits(folders: list[Path], max_offset_px: float = 20.0) -> dict[str,
     counting). Heaps cut this way read lower than with the true geometry (a crop
     radius a few per cent off moves a heap's reading by several seeds), so the heap
     widening is fitted on them."""
+    from vision.count import flat_counts
     from vision.count_data import image_number, label_counts, labelled_images
     from vision.errors import BoardNotFound
     from vision.holes import HOLES
@@ -130,7 +131,7 @@ def pipeline_pits(folders: list[Path], max_offset_px: float = 20.0) -> dict[str,
 
             def keep(cs, look, got=got):  # noqa: ANN001 - the pipeline's counter hook
                 got.append(list(cs))
-                return [_Flat() for _ in cs]
+                return flat_counts(cs, look)
 
             try:
                 rec = recognize(img, south=label["south_side"], counter=keep)
@@ -149,12 +150,6 @@ def pipeline_pits(folders: list[Path], max_offset_px: float = 20.0) -> dict[str,
         raise SystemExit(f"no board found with labelled pits in {', '.join(map(str, folders))}")
     return {"crops": np.stack(crops), "y": np.asarray(ys, np.int16),
             "style": np.asarray(sid, np.int64)}
-
-
-class _Flat:
-    """A placeholder count (uniform over 0..40) for :func:`pipeline_pits`'s hook."""
-
-    probabilities = np.full(N_COUNTS, 1.0 / N_COUNTS)
 
 
 # ---------------------------------------------------------------- augmentation

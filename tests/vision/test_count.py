@@ -196,3 +196,17 @@ def test_unsure_pits_are_read_again_at_more_views(monkeypatch: pytest.MonkeyPatc
     # a heap (most likely count above max_count) keeps its first reading
     heap = count_pits(crops, views=1, recheck=(0.9, 4, 1))
     assert [r.count for r in heap] == [2, 2]
+
+
+def test_flat_counts_say_nothing_about_the_count() -> None:
+    # vision.count.flat_counts: the stand-in counter of geometry-only runs
+    # (vision_eval --geometry-only, train_cnn pipeline)
+    from vision.count import flat_counts
+
+    crops = [np.full((32, 32, 3), 120, np.uint8)] * 3
+    got = flat_counts(crops)
+    assert len(got) == 3
+    for r in got:
+        assert len(r.probabilities) == 41
+        assert np.allclose(r.probabilities, 1 / 41)
+        assert r.confidence == pytest.approx(1 / 41)
