@@ -3,15 +3,22 @@
 Usage::
 
     python benchmarks/count_eval.py [--singles sample_images/singles] [--styles 150]
-                                    [--split odd|even|all] [--out benchmarks/results/count_eval.json]
+                                    [--split odd|even|all] [--views 8] [--networks both|board]
+                                    [--out benchmarks/results/count_eval.json]
+
+Each crop is read as ``bao count-pit`` reads it: 8 turned and mirrored views, both
+networks (``--views``, ``--networks board``: as the board pipeline's first look,
+``--views 1 --networks board``).
 
 Two test sets, neither used for training or tuning:
 
 * **photoreal**: pit crops cut from the labelled renders in ``--singles``
   (homography from ``corners_px`` to the canonical top view, a square around
   each pit centre with the pit diameter 0.85 of the side, as the board
-  pipeline does; docs/vision.md; :mod:`vision.count_data`). ``--split odd``
-  keeps the odd-numbered images (the even ones are used in training). Each
+  pipeline does; docs/vision.md; :mod:`vision.count_data`). The sample singles
+  0000-0079 are among the networks' training pits (0080-0099 chose their
+  epochs): for a fair figure, render a fresh folder (``bao render --count 40
+  --seed S --out DIR``) and pass ``--singles DIR --split all``. Each
   image is scored without a look and with the look fitted on that image's own
   pits and true counts (what calibration learns from the start position).
 * **procedural**: fresh styles from ``vision.synth_pits`` with a seed never
@@ -79,9 +86,12 @@ def score(rows: list[tuple[int, np.ndarray, float]]) -> dict:
     return out
 
 
+READ = {"views": 8, "broad": True}  # how count_pit is called (set from the options)
+
+
 def _timed(crop: np.ndarray, look) -> tuple[np.ndarray, float]:
     t = time.perf_counter()
-    pc = count_pit(crop, look)
+    pc = count_pit(crop, look, **READ)
     return pc.probabilities, time.perf_counter() - t
 
 
@@ -130,10 +140,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--styles", type=int, default=150)
     ap.add_argument("--per-style", type=int, default=8)
     ap.add_argument("--seed", type=int, default=777)
+    ap.add_argument("--views", type=int, default=8, choices=range(1, 9), metavar="{1..8}",
+                    help="turned views averaged per crop (default 8, as bao count-pit)")
+    ap.add_argument("--networks", choices=("both", "board"), default="both",
+                    help="both networks (default, as bao count-pit) or the board one alone "
+                         "(as bao recognize)")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "count_eval.json")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
-    result: dict = {"command": " ".join(["python", "benchmarks/count_eval.py", *(argv or sys.argv[1:])])}
+    READ.update(views=args.views, broad=args.networks == "both")
+    result: dict = {"command": " ".join(["python", "benchmarks/count_eval.py", *(argv or sys.argv[1:])]),
+                    "views": args.views, "networks": args.networks}
     pr_plain, pr_look = procedural(args.styles, args.per_style, args.seed)
     result["procedural"] = {"no_look": pr_plain, "with_look": pr_look,
                             "styles": args.styles, "seed": args.seed}

@@ -34,6 +34,9 @@ import numpy as np
 INPUT = 64
 N_COUNTS = 41
 MODEL_PATH = Path(__file__).with_name("models") / "counter_cnn.npz"
+# the second network of ``bao count-pit``: trained mostly on procedural pits of many
+# looks (:mod:`vision.synth_pits`), for crops of boards and seeds unlike the renders
+BROAD_MODEL_PATH = MODEL_PATH.with_name("counter_cnn_broad.npz")
 
 
 def preprocess(crop64: np.ndarray) -> np.ndarray:
@@ -229,17 +232,21 @@ class CountNet:
         """The network's input batch (N, INPUT, INPUT, 3) for square BGR uint8 crops."""
         return np.stack([preprocess(resize_input(c)) for c in crops])
 
-    def calibrate(self, logits: np.ndarray, views: Views) -> np.ndarray:
+    def calibrate(self, logits: np.ndarray, views: Views, widened: bool = True) -> np.ndarray:
         """Distributions (rows over 0..40) from logits averaged over ``views`` views (one
-        number, or one per row): the softmax at that number's temperature, then the
-        heap widening."""
+        number, or one per row): the softmax at that number's temperature, then (when
+        ``widened``) the heap widening."""
+        def one(rows: np.ndarray, v: int) -> np.ndarray:
+            p = calibrated(rows, self.temperature_for(v))
+            return self.widened(p) if widened else p
+
         if np.ndim(views) == 0:
-            return self.widened(calibrated(logits, self.temperature_for(int(views))))  # type: ignore[arg-type]
+            return one(logits, int(views))  # type: ignore[arg-type]
         each = np.asarray(views, int)
         out = np.zeros((len(logits), N_COUNTS), np.float64)
         for v in np.unique(each):
             rows = each == v
-            out[rows] = self.widened(calibrated(logits[rows], self.temperature_for(int(v))))
+            out[rows] = one(logits[rows], int(v))
         return out
 
     def probabilities(self, crops: list[np.ndarray], views: int = 1) -> np.ndarray:

@@ -14,6 +14,8 @@ averages its logits over turned (and mirrored) copies of the crop, since a pit
 has no preferred direction (``CountConfig.views``, 1 by default for speed;
 ``bao count-pit`` uses 8). It was trained on
 soft targets that widen with the count, because heaped seeds hide each other.
+``bao count-pit`` also asks a second network, trained mostly on procedural pits
+of many looks, and combines the two (``broad``; a crop of another board).
 
 A :class:`SeedLook` learned at calibration from the start position (known
 counts 6, 2, 2, 0) holds the seed and floor colours, the seed size and the
@@ -29,7 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from vision.cnn import load_net
+from vision.cnn import BROAD_MODEL_PATH, CountNet, load_net
 from vision.config import CountConfig
 from vision.features import PIT_MASK_T, SIZE, TEMPLATE, prepare, small_lab
 
@@ -241,43 +243,63 @@ def _result(p: np.ndarray, seeds: float | None = None) -> PitCount:
 
 
 def count_pit(crop_bgr: np.ndarray, look: SeedLook | None = None,
-              views: int | None = None) -> PitCount:
+              views: int | None = None, broad: bool = False) -> PitCount:
     """Count the seeds in one square pit crop (BGR uint8); see the module doc.
 
     ``views``: the network's answers on this many turned (from 5 on, also mirrored)
-    copies of the crop are averaged (default ``CountConfig.views``; 1 is fastest)."""
-    return count_pits([crop_bgr], look, views)[0]
+    copies of the crop are averaged (default ``CountConfig.views``; 1 is fastest).
+    ``broad``: also ask the second network (see :func:`count_pits`)."""
+    return count_pits([crop_bgr], look, views, broad=broad)[0]
 
 
 def count_pits(crops: Sequence[np.ndarray], look: SeedLook | None = None,
                views: int | Sequence[int] | None = None,
-               recheck: tuple[float, int, int] | None = None) -> list[PitCount]:
+               recheck: tuple[float, int, int] | None = None,
+               broad: bool = False) -> list[PitCount]:
     """:func:`count_pit` for many crops, batched.
 
     ``views``: one number for all crops, or one per crop. ``recheck`` = (below, views,
     max_count): the crops whose most likely count is at most ``max_count`` with a
     probability under ``below`` are read again at ``views`` views (the views already
     run are not run again), and that reading replaces the first
-    (``CountConfig.recheck_*`` in the board pipeline)."""
+    (``CountConfig.recheck_*`` in the board pipeline). ``broad``: each crop is also
+    read by the second network (``vision/models/counter_cnn_broad.npz``, trained
+    mostly on procedural pits of many looks of wood, seeds and light) and the
+    distribution is the normalised geometric mean of the two (``bao count-pit``: a
+    crop of another board; the board pipeline reads its renders' kind of board
+    better with the first network alone)."""
     if not crops:
         return []
     squares = [_square(_check_crop(c)) for c in crops]
     first = np.broadcast_to(np.asarray(CountConfig.views if views is None else views, int),
                             (len(squares),))
-    net = load_net()
-    x = net.inputs(squares)
-    logits = net.mean_logits(x, first)
-    probs = net.calibrate(logits, first)
+    nets = [load_net()] + ([load_net(BROAD_MODEL_PATH)] if broad else [])
+    x = nets[0].inputs(squares)
+    logits = [net.mean_logits(x, first) for net in nets]
+    probs = _combined(nets, logits, first)
     if recheck is not None:
         unsure = np.flatnonzero((probs.max(axis=1) < recheck[0]) & (probs.argmax(axis=1) <= recheck[2])
                                 & (first < recheck[1]))
         if len(unsure):
-            probs[unsure] = net.calibrate(
-                net.mean_logits(x[unsure], recheck[1], known=(logits[unsure], first[unsure])), recheck[1])
+            more = [net.mean_logits(x[unsure], recheck[1], known=(lg[unsure], first[unsure]))
+                    for net, lg in zip(nets, logits, strict=True)]
+            probs[unsure] = _combined(nets, more, recheck[1])
     if look is None or look.empty is None:
         return [_result(p) for p in probs]
     seeds = [look.changed_seeds(prepare(c)) for c in squares]
     return [_result(p, s) for p, s in zip(probs, seeds, strict=True)]
+
+
+def _combined(nets: list[CountNet], logits: list[np.ndarray], views: int | np.ndarray) -> np.ndarray:
+    """The first network's distributions, or with two the normalised geometric mean of
+    both networks' (each at its own temperature), then the first network's heap
+    widening."""
+    if len(nets) == 1:
+        return nets[0].calibrate(logits[0], views)
+    logp = sum(np.log(np.maximum(net.calibrate(lg, views, widened=False), 1e-300))
+               for net, lg in zip(nets, logits, strict=True)) / len(nets)
+    p = np.exp(logp - logp.max(axis=1, keepdims=True))
+    return nets[0].widened(p / p.sum(axis=1, keepdims=True))
 
 
 def flat_counts(crops: Sequence[np.ndarray], look: SeedLook | None = None) -> list[PitCount]:

@@ -210,3 +210,54 @@ def test_flat_counts_say_nothing_about_the_count() -> None:
         assert len(r.probabilities) == 41
         assert np.allclose(r.probabilities, 1 / 41)
         assert r.confidence == pytest.approx(1 / 41)
+
+
+def test_broad_reading_is_the_geometric_mean_of_the_two_networks() -> None:
+    # ``broad``: the distribution's log-odds between any two counts are the mean of the
+    # two networks' (the normalised geometric mean). A pit of 2 seeds is below the heap
+    # widening, so no widening enters here.
+    from vision.cnn import BROAD_MODEL_PATH, MODEL_PATH, CountNet
+
+    crop = drawn_pit(2, rng_seed=11)
+    views = 4
+    got = count_pit(crop, views=views, broad=True).probabilities
+    each = [net.calibrate(net.mean_logits(net.inputs([crop]), views), views, widened=False)[0]
+            for net in (CountNet(MODEL_PATH), CountNet(BROAD_MODEL_PATH))]
+    assert not np.allclose(each[0], each[1], atol=1e-3)  # two different networks
+    for j, k in ((0, 2), (1, 2), (3, 2), (2, 5)):
+        want = np.mean([np.log(p[j] / p[k]) for p in each])
+        assert np.log(got[j] / got[k]) == pytest.approx(want, abs=1e-6)
+    assert got.sum() == pytest.approx(1.0)
+
+
+def test_broad_reading_with_one_network_twice_is_that_network(monkeypatch) -> None:
+    # Combining a network with itself changes nothing, the heap widening included (it
+    # is applied once, after combining): here on a heap, where the widening acts.
+    import vision.count as vc
+
+    main = vc.load_net()
+    monkeypatch.setattr(vc, "load_net", lambda *a, **k: main)
+    for crop in (heap_pit(30, rng_seed=2), drawn_pit(3, rng_seed=4)):
+        alone = count_pits([crop], views=2)[0].probabilities
+        twice = count_pits([crop], views=2, broad=True)[0].probabilities
+        assert np.allclose(alone, twice, atol=1e-9)
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 3, 5])
+def test_drawn_pits_with_both_networks(count: int) -> None:
+    # As bao count-pit reads them (8 views, both networks): the count in the 90 %
+    # interval, the mode off by at most one.
+    for k in range(2):
+        result = count_pit(drawn_pit(count, rng_seed=30 + k), views=8, broad=True)
+        lo, hi = interval(result.probabilities)
+        assert lo <= count <= hi, (count, k, lo, hi)
+        assert abs(result.count - count) <= 1
+
+
+def test_broad_heaps_are_wide() -> None:
+    # Heaps of 32: the true count in the 90 % interval in most, as with one network.
+    inside = 0
+    for k in range(5):
+        lo, hi = interval(count_pit(heap_pit(32, rng_seed=10 + k), views=8, broad=True).probabilities)
+        inside += lo <= 32 <= hi
+    assert inside >= 4

@@ -18,7 +18,7 @@ def test_prints_most_likely_count(tmp_path: Path, capsys: pytest.CaptureFixture[
     crop = drawn_pit(3)
     cv2.imwrite(str(path), crop)
     assert main(["count-pit", str(path)]) == 0
-    assert capsys.readouterr().out.strip() == str(count_pit(crop, views=8).count)
+    assert capsys.readouterr().out.strip() == str(count_pit(crop, views=8, broad=True).count)
 
 
 def test_json_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -27,7 +27,7 @@ def test_json_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert main(["count-pit", str(path), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert set(out) == {"count", "probabilities", "confidence"}
-    assert out["count"] == count_pit(cv2.imread(str(path)), views=8).count
+    assert out["count"] == count_pit(cv2.imread(str(path)), views=8, broad=True).count
     assert out["probabilities"].index(max(out["probabilities"])) == out["count"]
     assert len(out["probabilities"]) == 41
     assert sum(out["probabilities"]) == pytest.approx(1.0, abs=1e-4)
@@ -43,7 +43,25 @@ def test_views_option_is_passed_to_the_counter(tmp_path: Path,
         assert main(["count-pit", str(path), "--json", "--views", str(views)]) == 0
         out = json.loads(capsys.readouterr().out)
         assert out["probabilities"] == pytest.approx(
-            count_pit(crop, views=views).probabilities.tolist(), abs=1e-6)
+            count_pit(crop, views=views, broad=True).probabilities.tolist(), abs=1e-6)
+
+
+def test_networks_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Both networks by default; --networks board reads as bao recognize does (one network).
+    path = tmp_path / "pit.png"
+    crop = drawn_pit(3, rng_seed=9)
+    cv2.imwrite(str(path), crop)
+    got = {}
+    for arg in ([], ["--networks", "board"], ["--networks", "both"]):
+        assert main(["count-pit", str(path), "--json", *arg]) == 0
+        got[tuple(arg)] = json.loads(capsys.readouterr().out)["probabilities"]
+    assert got[()] == got[("--networks", "both")]
+    assert got[("--networks", "board")] == pytest.approx(
+        count_pit(crop, views=8).probabilities.tolist(), abs=1e-6)
+    assert got[()] != pytest.approx(got[("--networks", "board")], abs=1e-4)
+    with pytest.raises(SystemExit) as exc:
+        main(["count-pit", str(path), "--networks", "all"])
+    assert exc.value.code == 2 and "--networks" in capsys.readouterr().err
 
 
 def test_views_out_of_range_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

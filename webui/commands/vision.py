@@ -64,6 +64,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     k.add_argument("--views", type=int, default=8, choices=range(1, 9), metavar="{1..8}",
                    help="average the counter over this many turned and mirrored views of the "
                         "crop (default 8: one crop is quick)")
+    k.add_argument("--networks", choices=("both", "board"), default="both",
+                   help="both (default): the network trained on rendered Bao boards and the one "
+                        "trained on pits of many looks, their answers combined; board: the first "
+                        "alone, as bao recognize reads pits")
     k.set_defaults(func=_count_pit)
     # ------------------------------------------------------------------------
 
@@ -119,7 +123,7 @@ def _calibrate(args: argparse.Namespace) -> int:
 def _count_pit(args: argparse.Namespace) -> int:
     from vision.count import count_pit
 
-    result = count_pit(_read(args.image), views=args.views)
+    result = count_pit(_read(args.image), views=args.views, broad=args.networks == "both")
     if args.json:
         print(json.dumps(result.to_json()))
     else:
