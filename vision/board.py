@@ -516,7 +516,7 @@ class TopFace:
         rot = np.array([[-1.0, 0, wv], [0, -1.0, hv], [0, 0, 1]])
         centres = np.array([wv, hv]) - g.centres[::-1, ::-1]
         grid = PitGrid(centres, g.pitch, g.rim[::-1, ::-1].copy(), g.score, g.radius, g.anisotropy, g.inliers,
-                       g.crop_radius)
+                       g.crop_radius, None if g.evidence is None else g.evidence[::-1, ::-1].copy())
         return TopFace(np.roll(self.corners, 2, axis=0), rot @ self.hmat, grid, self.aspect)
 
 
@@ -700,7 +700,10 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
         if doubled.grid.score > 0:
             return doubled
         score = 0.0  # two lattice rows on each pit: half the board, or no board
-    grid = PitGrid(centres, (p, p), rim, score, radius, radius[1] / radius[0], inliers)
+    pits_ev = ev[:32].reshape(4, 8)
+    evidence = pits_ev / max(float(np.median(pits_ev)), 1e-6)
+    grid = PitGrid(centres, (p, p), rim, score, radius, radius[1] / radius[0], inliers,
+                   evidence=evidence)
     edges = surface_edges(lview, grid, gap, gc)
     # the pits' own centres and outer radius, for the counter's crops and the page's rings
     grid.centres, grid.crop_radius = rim_centres(gx, gy, centres, radius, gc)

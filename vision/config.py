@@ -157,6 +157,11 @@ class GridConfig:
     affine_to_peaks: bool = True  # move the comb lattice onto per-pit rim peaks (affine)
     own_peak_frac: float = 0.06  # a pit keeps its own rim peak within this / pitch of the fit
     occluded_rim_ratio: float = 0.7  # rim radial coherence below this x the median -> occluded
+    # ... or rim evidence (PitGrid.evidence) under this x the median pit's with the coherence
+    # under ``occluded_evidence_rim``: a hand hides a rim's contrast more surely than it
+    # turns its gradients (0: off)
+    occluded_evidence: float = 0.1
+    occluded_evidence_rim: float = 0.85
     # top-face lattice refinement (vision/board.py)
     max_pitch_ratio: float = 3.0  # largest / smallest pit spacing in the image for a plausible lattice
     min_mean_gradient: float = 8.0  # floor of the lattice view's mean Sobel magnitude in the score

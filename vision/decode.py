@@ -86,6 +86,7 @@ def decode(
     occluded: np.ndarray | None = None,
     expected_total: int | None = None,
     cfg: DecodeConfig = DEFAULT.decode,
+    faint: np.ndarray | None = None,
 ) -> Decoded:
     """Most likely position from (32, 41) per-pit distributions (HOLES order).
 
@@ -95,7 +96,10 @@ def decode(
     occluded and read as fewer than ``hand_heap_from`` seeds, or one occluded pit is
     most likely empty (``covered_empty``): a heap hides a rim too, but it is read as
     many seeds; on renders, hidden pits under a hand are mostly read as empty, those
-    hidden by a heap as 5 or more.
+    hidden by a heap as 5 or more. ``faint`` (32 bools) marks the occluded pits
+    known only by a faint rim (:func:`vision.grid.occluded_cells`): they count
+    towards the neighbouring pits, but one alone read as empty is no hand (an
+    empty pit with a soft rim on one side looks so too).
     """
     p = np.asarray(probabilities, np.float64)
     if p.shape != (len(HOLES), cfg.max_count + 1):
@@ -106,7 +110,8 @@ def decode(
     # a rim hidden with no seed in sight: something lies over the pit (an empty pit
     # shows its rim; a heap hiding it is read as many seeds)
     mode = p.argmax(axis=1)
-    covered = occ & (mode == 0) if cfg.covered_empty else np.zeros_like(occ)
+    alone = occ if faint is None else occ & ~np.asarray(faint, bool)
+    covered = alone & (mode == 0) if cfg.covered_empty else np.zeros_like(occ)
     not_heap = [n for n, o, m in zip(HOLES, occ, mode, strict=True) if o and m < cfg.hand_heap_from]
     uniform = np.full(cfg.max_count + 1, 1.0 / (cfg.max_count + 1))
     p[occ] = 0.5 * p[occ] + 0.5 * uniform

@@ -37,6 +37,10 @@ class PitGrid:
     # radius (x, y) to cut the counter's crops with: the rim's outer edge (the radius of
     # most evidence often lies on the bowl's shading inside it); None: ``radius``
     crop_radius: tuple[float, float] | None = None
+    # (4, 8) rim evidence at each pit (radial minus tangential gradient round the rim,
+    # the median of 8 arcs) / the median pit's; about 0 where something covers the
+    # pit; None when the fit did not measure it
+    evidence: np.ndarray | None = None
 
 
 def gradient_magnitude(image: np.ndarray) -> np.ndarray:
@@ -168,6 +172,21 @@ def fit_grid(canonical: np.ndarray, cfg: GridConfig = DEFAULT.grid, board_width:
     return PitGrid(centres, pitch_xy, rim, lat.score, (rx, ry), lat.anisotropy, inliers)
 
 
+def occluded_cells(grid: PitGrid, cfg: GridConfig = DEFAULT.grid) -> tuple[np.ndarray, np.ndarray]:
+    """(occluded, faint), each (4, 8) bools. Occluded: pits whose rim something hides
+    (a hand, a sleeve; a heap spilling over it too, which the decode tells apart by its
+    count): the rim's radial coherence under ``occluded_rim_ratio`` x the median
+    pit's, or its evidence under ``occluded_evidence`` x the median pit's with the
+    coherence under ``occluded_evidence_rim``. Faint: those occluded by the second test
+    only (an empty pit whose rim is soft on one side can pass it)."""
+    turned = grid.rim < cfg.occluded_rim_ratio
+    faint = np.zeros_like(turned)
+    if grid.evidence is not None and cfg.occluded_evidence > 0:
+        faint = ((grid.evidence < cfg.occluded_evidence) & (grid.rim < cfg.occluded_evidence_rim)
+                 & ~turned)
+    return turned | faint, faint
+
+
 def radial_coherence(view: np.ndarray, centres: np.ndarray, radius: tuple[float, float]) -> np.ndarray:
     """Per pit (rows, cols): share of the gradient energy around the rim that points
     radially. A visible pit rim is a circle of radial gradients (about 1); a hand,
@@ -195,8 +214,8 @@ def draw_grid(canonical: np.ndarray, grid: PitGrid, cfg: GridConfig = DEFAULT.gr
     """Debug picture: centres and pit circles; occluded pits in red."""
     out = canonical.copy()
     rx, ry = (int(round(v)) for v in grid.radius)
-    for (x, y), rim in zip(grid.centres.reshape(-1, 2), grid.rim.ravel(), strict=True):
-        colour = (0, 0, 255) if rim < cfg.occluded_rim_ratio else (0, 255, 0)
+    for (x, y), hidden in zip(grid.centres.reshape(-1, 2), occluded_cells(grid, cfg)[0].ravel(), strict=True):
+        colour = (0, 0, 255) if hidden else (0, 255, 0)
         cv2.ellipse(out, (int(x), int(y)), (rx, ry), 0, 0, 360, colour, 1)
         cv2.drawMarker(out, (int(x), int(y)), colour, cv2.MARKER_CROSS, 8)
     return out

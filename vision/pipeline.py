@@ -24,7 +24,7 @@ from vision.board import fit_board
 from vision.config import DEFAULT, VisionConfig
 from vision.decode import decode
 from vision.errors import BoardNotFound
-from vision.grid import PitGrid
+from vision.grid import PitGrid, occluded_cells
 from vision.holes import HOLE_CELL, HOLES, NYUMBA, nested
 from vision.io import check_image
 from vision.locate import BoardQuad, given_corners, locate_board
@@ -199,9 +199,10 @@ def recognize(
                                       cfg.count.recheck_max_count)))
     probs = np.array([np.asarray(r.probabilities, np.float64) for r in results])
     lap("count")
-    rim_by_hole = {n: grid.rim[HOLE_CELL[n]] for n in HOLES}
-    occluded = np.array([rim_by_hole[n] < cfg.grid.occluded_rim_ratio for n in HOLES])
-    dec = decode(probs, occluded, expected_total, cfg.decode)
+    hidden, faint = occluded_cells(grid, cfg.grid)
+    cells = [HOLE_CELL[n] for n in HOLES]
+    dec = decode(probs, np.array([hidden[c] for c in cells]), expected_total, cfg.decode,
+                 faint=np.array([faint[c] for c in cells]))
     centres_img = to_image(grid.centres.reshape(-1, 2), hmat).reshape(grid.centres.shape)
     lap("decode")
     return Recognition(

@@ -69,6 +69,10 @@ def test_a_turned_fit_names_the_same_pits_from_the_other_side() -> None:
     a = to_image(fit.grid.centres.reshape(-1, 2), fit.hmat).reshape(4, 8, 2)
     b = to_image(turned.grid.centres.reshape(-1, 2), turned.hmat).reshape(4, 8, 2)
     assert np.abs(b - a[::-1, ::-1]).max() < 0.01
+    # the per-pit rim measures go with their pits
+    assert fit.grid.evidence is not None and turned.grid.evidence is not None
+    assert np.array_equal(turned.grid.evidence, fit.grid.evidence[::-1, ::-1])
+    assert np.array_equal(turned.grid.rim, fit.grid.rim[::-1, ::-1])
     assert np.allclose(turned.corners, np.roll(fit.corners, 2, axis=0))
     corners, _, _, _ = fit_board(scene.image, turned.corners, 2.345, prior=fit)
     assert np.allclose(corners, turned.corners)  # reused, not refitted

@@ -92,3 +92,19 @@ def test_neighbouring_hidden_heaps_are_no_hand() -> None:
 def test_bad_shape_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="probabilities"):
         decode(np.ones((32, 10)))
+
+
+def test_a_faint_rim_alone_is_no_hand_but_two_together_are() -> None:
+    # ``faint``: pits found hidden only by a weak rim (an empty pit whose rim is soft on
+    # one side passes that test too). One such pit read as empty is listed as occluded
+    # but is no hand; two neighbouring ones read as empty are (the cluster rule).
+    counts = {"A5": 6, "a5": 6, "A6": 4, "a6": 4}
+    occ = np.zeros(32, bool)
+    occ[HOLES.index("B3")] = True
+    one = decode(peaked(counts), occ, faint=occ.copy())
+    assert "occluded_pits:B3" in one.status and one.confidence["B3"] == 0.0
+    assert "hand_over_board" not in one.status
+    assert "hand_over_board" in decode(peaked(counts), occ).status  # the same pit, rim turned
+    occ[HOLES.index("B4")] = True
+    two = decode(peaked(counts), occ, faint=occ.copy())
+    assert "hand_over_board" in two.status

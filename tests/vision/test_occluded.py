@@ -1,0 +1,36 @@
+"""Which pits count as hidden (vision.grid.occluded_cells), from the grid fit's per-pit
+rim measures."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.config import DEFAULT
+from vision.grid import PitGrid, occluded_cells
+
+
+def grid(rim: np.ndarray, evidence: np.ndarray | None) -> PitGrid:
+    return PitGrid(np.zeros((4, 8, 2)), (40.0, 40.0), rim, 2.0, (14.0, 14.0), 1.0, 32,
+                   evidence=evidence)
+
+
+def test_hidden_by_coherence_or_by_faint_evidence() -> None:
+    gc = DEFAULT.grid  # coherence < 0.7, or evidence < 0.1 with coherence < 0.85
+    rim = np.ones((4, 8))
+    ev = np.ones((4, 8))
+    rim[0, 0] = 0.5                  # rim's gradients turned: hidden, not faint
+    rim[0, 1], ev[0, 1] = 0.8, 0.05  # little rim left, coherence middling: hidden, faint
+    rim[0, 2], ev[0, 2] = 0.95, 0.0  # no evidence but a coherent rim: visible
+    rim[0, 3], ev[0, 3] = 0.8, 0.3   # evidence enough: visible
+    hidden, faint = occluded_cells(grid(rim, ev), gc)
+    assert hidden[0, :4].tolist() == [True, True, False, False]
+    assert faint[0, :4].tolist() == [False, True, False, False]
+    assert hidden.sum() == 2 and faint.sum() == 1
+
+
+def test_without_evidence_only_coherence_counts() -> None:
+    rim = np.ones((4, 8))
+    rim[2, 5], rim[1, 1] = 0.6, 0.8
+    hidden, faint = occluded_cells(grid(rim, None))
+    assert np.argwhere(hidden).tolist() == [[2, 5]]
+    assert not faint.any()
