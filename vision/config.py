@@ -97,6 +97,11 @@ class LocateConfig:
     pit_scan_lattices: int = 4  # lattices fitted (best first)
     pit_scan_early: float = 1.0  # a pit-scan fit this good is taken before the outline finalists are fitted (0: after)
     pit_scan_min_score: float = 0.5  # PitGrid.score a pit-scan fit needs (0.75 before log gradients)
+    # ... and this when its playing surface runs off the image (a camera close over the
+    # board: its edges out of the frame, its pits in). Renders cropped to 0.55 pitch
+    # round the outer pits (seed 97) were found 35 -> 40 of 40 (fits 1.06-3.0); with the
+    # bar at the 0.5 above, a lattice of dark blobs on one of 65 bare tables (0: never)
+    pit_scan_cut_min: float = 1.0
     # a pit-scan lattice whose fit scores under pit_scan_min_score is fitted again as a
     # top face from that fit's corners (the comb, restarts and nominal start of an
     # outline's fit), for the first this many lattices: a board whose outline merges with

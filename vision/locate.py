@@ -577,10 +577,13 @@ def _pit_scanned(image: np.ndarray, cfg: VisionConfig, stop: threading.Event | N
             if again.grid.score > fit.grid.score:
                 fit = again
         # the whole playing surface in the image (a pattern running off the image
-        # shows no end, so whether it is a board cannot be told)
+        # shows no end, so whether it is a board cannot be told), or, for a board
+        # filling the frame, all its pits (a fit with a pit off the image scores 0)
+        # and a clear lattice
         inside = bool(np.all((fit.corners >= 0) & (fit.corners <= (w - 1, h - 1))))
-        if (inside and fit.grid.score >= cfg.locate.pit_scan_min_score
-                and (best is None or fit.grid.score > best.grid.score)):
+        need = cfg.locate.pit_scan_min_score if inside else max(
+            cfg.locate.pit_scan_min_score, cfg.locate.pit_scan_cut_min or np.inf)
+        if fit.grid.score >= need and (best is None or fit.grid.score > best.grid.score):
             best = fit
     if best is None:
         return None

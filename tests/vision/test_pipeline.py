@@ -144,6 +144,33 @@ def test_plain_rectangle_without_pits_is_not_a_board() -> None:
         locate_board(img)
 
 
+def test_board_filling_the_frame_is_read_from_its_pits() -> None:
+    # A camera close over the board: the board's edges are out of the frame (its wood
+    # the table's colour, so no outline either), all its pits in. The pits alone give
+    # the board (LocateConfig.pit_scan_cut_min); with that off, no board is found.
+    import dataclasses
+
+    from vision.config import DEFAULT
+
+    scene = draw_scene(START_COUNTS, default_corners((960, 540), 4, 0.05, 0.8), size=(960, 540),
+                       seed=5, table=(60, 110, 160), clutter=False)
+    pits = np.array([scene.pit_centers[n] for n in HOLES])
+    pitch = 80 * 0.8 * 960 / DEFAULT_BOARD.width
+    x0, y0 = (pits.min(axis=0) - 0.6 * pitch).astype(int)
+    x1, y1 = (pits.max(axis=0) + 0.6 * pitch).astype(int)
+    img = cv2.resize(scene.image[y0:y1, x0:x1], (640, round(640 * (y1 - y0) / (x1 - x0))))
+    truth = (pits - (x0, y0)) * 640 / (x1 - x0)
+    rec = recognize(img, counter=lambda crops, look: [blob_counter(c) for c in crops])
+    got = np.array([rec.pit_centers_px[n] for n in HOLES])
+    assert np.abs(got - truth).max() < 4.0
+    corners = np.array(rec.board_corners_px)
+    assert (corners < 0).any() or (corners[:, 0] > 639).any()  # the surface runs off the image
+    assert flatten(rec.position) == START_COUNTS
+    off = dataclasses.replace(DEFAULT, locate=dataclasses.replace(DEFAULT.locate, pit_scan_cut_min=0.0))
+    with pytest.raises(BoardNotFound):
+        recognize(img, cfg=off, counter=lambda crops, look: [blob_counter(c) for c in crops])
+
+
 def test_bad_images_raise_image_unreadable() -> None:
     with pytest.raises(ImageUnreadable):
         recognize(np.zeros((10, 10, 3), np.uint8))
