@@ -61,3 +61,33 @@ def test_ab_of_the_same_checkout_twice_finds_the_same_boards(tmp_path: Path) -> 
 def test_ab_refuses_a_folder_that_is_no_checkout(tmp_path: Path) -> None:
     with pytest.raises(SystemExit):
         _load("vision_ab").main([str(tmp_path), str(ROOT), str(GAME)])
+
+
+def test_tight_frames_keeps_each_pit_under_its_label(tmp_path: Path) -> None:
+    # benchmarks/tight_frames.py: crop round the pits; the moved labels still point at
+    # the same pits (the same colours there), every pit inside, the board's corners out.
+    import cv2
+    import numpy as np
+
+    src = ROOT / "sample_images" / "singles"
+    for name in ("synth_1_0000.jpg", "synth_1_0000.json"):
+        shutil.copy(src / name, tmp_path / name)
+    out = tmp_path / "tight"
+    assert _load("tight_frames").main([str(tmp_path), str(out), "--margin", "0.55"]) == 0
+    label = json.loads((tmp_path / "synth_1_0000.json").read_text())
+    new = json.loads((out / "synth_1_0000.json").read_text())
+    a = cv2.GaussianBlur(cv2.imread(str(tmp_path / "synth_1_0000.jpg")), (0, 0), 2).astype(float)
+    b = cv2.imread(str(out / "synth_1_0000.jpg"))
+    assert max(b.shape[:2]) == 1280 and (new["width"], new["height"]) == (b.shape[1], b.shape[0])
+    pits = ("a1", "a8")
+    k = (np.linalg.norm(np.subtract(*[new["pit_centers_px"][n] for n in pits]))
+         / np.linalg.norm(np.subtract(*[label["pit_centers_px"][n] for n in pits])))
+    assert k > 1.5  # scaled up
+    b = cv2.GaussianBlur(b, (0, 0), 2 * k).astype(float)
+    for hole, (x, y) in label["pit_centers_px"].items():
+        nx, ny = new["pit_centers_px"][hole]
+        assert 0 <= nx < b.shape[1] and 0 <= ny < b.shape[0]
+        assert np.abs(a[round(y), round(x)] - b[round(ny), round(nx)]).max() < 40, hole
+    corners = np.array(new["corners_px"])
+    assert ((corners < 0) | (corners >= [b.shape[1], b.shape[0]])).any()
+    assert _load("tight_frames").main([str(tmp_path / "nothing"), str(out)]) == 2
