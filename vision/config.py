@@ -99,7 +99,7 @@ class LocateConfig:
     pit_scan_min_score: float = 0.5  # PitGrid.score a pit-scan fit needs (0.75 before log gradients)
     # ... and this when its playing surface runs off the image (a camera close over the
     # board: its edges out of the frame, its pits in). Renders cropped to 0.55 pitch
-    # round the outer pits (seed 97) were found 35 -> 40 of 40 (fits 1.06-3.0); with the
+    # round the outer pits (seed 97) were found 36 -> 40 of 40 (fits 1.06-3.0); with the
     # bar at the 0.5 above, a lattice of dark blobs on one of 65 bare tables (0: never)
     pit_scan_cut_min: float = 1.0
     # a pit-scan lattice whose fit scores under pit_scan_min_score is fitted again as a
