@@ -96,6 +96,10 @@ class LocateConfig:
     pit_scan_tolerance: float = 0.3  # a neighbour is within this x the step of its prediction
     pit_scan_lattices: int = 4  # lattices fitted (best first)
     pit_scan_early: float = 1.0  # a pit-scan fit this good is taken before the outline finalists are fitted (0: after)
+    # when the ``first_ranked`` strongest outlines' quick lattices all score under this, the
+    # pit scan runs before the first outline fit (on 160 renders, 1 of 34 such first fits
+    # held a board; the scan found 20 of them; 0: off)
+    scan_first_below: float = 3.0
     pit_scan_min_score: float = 0.5  # PitGrid.score a pit-scan fit needs (0.75 before log gradients)
     # ... and this when its playing surface runs off the image (a camera close over the
     # board: its edges out of the frame, its pits in). Renders cropped to 0.55 pitch

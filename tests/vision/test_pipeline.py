@@ -144,14 +144,9 @@ def test_plain_rectangle_without_pits_is_not_a_board() -> None:
         locate_board(img)
 
 
-def test_board_filling_the_frame_is_read_from_its_pits() -> None:
-    # A camera close over the board: the board's edges are out of the frame (its wood
-    # the table's colour, so no outline either), all its pits in. The pits alone give
-    # the board (LocateConfig.pit_scan_cut_min); with that off, no board is found.
-    import dataclasses
-
-    from vision.config import DEFAULT
-
+def _frame_filling_board() -> tuple[np.ndarray, np.ndarray]:
+    """A camera close over the board: the board's edges out of the frame (its wood the
+    table's colour, so no outline either), all its pits in; and the pits' centres."""
     scene = draw_scene(START_COUNTS, default_corners((960, 540), 4, 0.05, 0.8), size=(960, 540),
                        seed=5, table=(60, 110, 160), clutter=False)
     pits = np.array([scene.pit_centers[n] for n in HOLES])
@@ -159,7 +154,17 @@ def test_board_filling_the_frame_is_read_from_its_pits() -> None:
     x0, y0 = (pits.min(axis=0) - 0.6 * pitch).astype(int)
     x1, y1 = (pits.max(axis=0) + 0.6 * pitch).astype(int)
     img = cv2.resize(scene.image[y0:y1, x0:x1], (640, round(640 * (y1 - y0) / (x1 - x0))))
-    truth = (pits - (x0, y0)) * 640 / (x1 - x0)
+    return img, (pits - (x0, y0)) * 640 / (x1 - x0)
+
+
+def test_board_filling_the_frame_is_read_from_its_pits() -> None:
+    # The pits alone give the board (LocateConfig.pit_scan_cut_min); with that off, no
+    # board is found.
+    import dataclasses
+
+    from vision.config import DEFAULT
+
+    img, truth = _frame_filling_board()
     rec = recognize(img, counter=lambda crops, look: [blob_counter(c) for c in crops])
     got = np.array([rec.pit_centers_px[n] for n in HOLES])
     assert np.abs(got - truth).max() < 4.0
@@ -169,6 +174,35 @@ def test_board_filling_the_frame_is_read_from_its_pits() -> None:
     off = dataclasses.replace(DEFAULT, locate=dataclasses.replace(DEFAULT.locate, pit_scan_cut_min=0.0))
     with pytest.raises(BoardNotFound):
         recognize(img, cfg=off, counter=lambda crops, look: [blob_counter(c) for c in crops])
+
+
+def test_pits_are_scanned_first_when_no_outline_shows_pits(monkeypatch) -> None:
+    # LocateConfig.scan_first_below: when the strongest outlines' quick lattices all
+    # score under it (here made so by scaling them down), the pit scan runs before any
+    # outline fit, and a clear lattice from it ends the search; off (0), the best outline
+    # is fitted first and found clearly good. The same board either way.
+    import dataclasses
+
+    import vision.board
+    import vision.locate
+    from vision.config import DEFAULT
+
+    scene = draw_scene(START_COUNTS, default_corners((640, 360), 5, 0.05, 0.75), seed=4)
+    calls: list[str] = []
+    fit, scan, ranked = vision.board.fit_top_face, vision.locate._pit_scanned, vision.locate._ranked
+    monkeypatch.setattr(vision.board, "fit_top_face",
+                        lambda *a, **k: calls.append("fit") or fit(*a, **k))
+    monkeypatch.setattr(vision.locate, "_pit_scanned",
+                        lambda *a, **k: calls.append("scan") or scan(*a, **k))
+    monkeypatch.setattr(vision.locate, "_ranked", lambda *a, **k: [
+        (key, 0.5 * min(ls, 5.0), q, name) for key, ls, q, name in ranked(*a, **k)])
+    found = locate_board(scene.image)
+    assert calls[0] == "scan" and found.method == "pit_scan"  # (the scan's own refits call fit)
+    calls.clear()
+    off = dataclasses.replace(DEFAULT, locate=dataclasses.replace(DEFAULT.locate, scan_first_below=0.0))
+    again = locate_board(scene.image, off)
+    assert calls[0] == "fit" and "scan" not in calls and again.method != "pit_scan"
+    assert np.abs(again.corners - found.corners).max() < 3.0
 
 
 def test_bad_images_raise_image_unreadable() -> None:
