@@ -86,16 +86,14 @@ def score(rows: list[tuple[int, np.ndarray, float]]) -> dict:
     return out
 
 
-READ = {"views": 8, "broad": True}  # how count_pit is called (set from the options)
-
-
-def _timed(crop: np.ndarray, look) -> tuple[np.ndarray, float]:
+def _timed(crop: np.ndarray, look, read: dict) -> tuple[np.ndarray, float]:
+    """``read``: count_pit's keywords (views, broad), as the options ask."""
     t = time.perf_counter()
-    pc = count_pit(crop, look, **READ)
+    pc = count_pit(crop, look, **read)
     return pc.probabilities, time.perf_counter() - t
 
 
-def procedural(n_styles: int, per_style: int, seed: int) -> tuple[dict, dict]:
+def procedural(n_styles: int, per_style: int, seed: int, read: dict) -> tuple[dict, dict]:
     rng = np.random.default_rng(seed)
     plain, looked = [], []
     for _ in range(n_styles):
@@ -106,12 +104,12 @@ def procedural(n_styles: int, per_style: int, seed: int) -> tuple[dict, dict]:
             c = int(rng.integers(0, 9)) if u < 0.5 else int(rng.integers(9, 16)) if u < 0.7 \
                 else int(rng.integers(16, 41))
             crop = render_pit(style, c, rng)
-            plain.append((c, *_timed(crop, None)))
-            looked.append((c, *_timed(crop, look)))
+            plain.append((c, *_timed(crop, None, read)))
+            looked.append((c, *_timed(crop, look, read)))
     return score(plain), score(looked)
 
 
-def photoreal(folder: Path, split: str) -> tuple[dict, dict, list[dict]]:
+def photoreal(folder: Path, split: str, read: dict) -> tuple[dict, dict, list[dict]]:
     """Score every pit of the labelled renders in ``folder`` (without look, and with the
     look fitted on the same image's pits and their true counts, as calibration would)."""
     plain, looked, worst = [], [], []
@@ -122,10 +120,10 @@ def photoreal(folder: Path, split: str) -> tuple[dict, dict, list[dict]]:
         except ValueError:
             look = None
         for n, crop, c in zip(names, crops, counts, strict=True):
-            p, dt = _timed(crop, None)
+            p, dt = _timed(crop, None, read)
             plain.append((c, p, dt))
             if look is not None:
-                looked.append((c, *_timed(crop, look)))
+                looked.append((c, *_timed(crop, look, read)))
             if int(np.argmax(p)) != c:
                 worst.append({"image": lp.stem, "pit": n, "true": c, "pred": int(np.argmax(p)),
                               "conf": round(float(p.max()), 3),
@@ -148,14 +146,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "count_eval.json")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
-    READ.update(views=args.views, broad=args.networks == "both")
+    read = {"views": args.views, "broad": args.networks == "both"}
     result: dict = {"command": " ".join(["python", "benchmarks/count_eval.py", *(argv or sys.argv[1:])]),
                     "views": args.views, "networks": args.networks}
-    pr_plain, pr_look = procedural(args.styles, args.per_style, args.seed)
+    pr_plain, pr_look = procedural(args.styles, args.per_style, args.seed, read)
     result["procedural"] = {"no_look": pr_plain, "with_look": pr_look,
                             "styles": args.styles, "seed": args.seed}
     if args.singles.is_dir():
-        ph_plain, ph_look, worst = photoreal(args.singles, args.split)
+        ph_plain, ph_look, worst = photoreal(args.singles, args.split, read)
         result["photoreal"] = {"no_look": ph_plain, "with_look_same_image": ph_look,
                                "split": args.split, "folder": str(args.singles.relative_to(ROOT))
                                if args.singles.is_relative_to(ROOT) else str(args.singles),

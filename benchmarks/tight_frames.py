@@ -24,13 +24,16 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from vision.rectify import pit_spacing  # noqa: E402
+
 
 def tight_copy(image: np.ndarray, label: dict, margin: float, long_side: int) -> tuple[np.ndarray, dict]:
     """The cropped, scaled image and its label (see the module doc)."""
     centres = np.array(list(label["pit_centers_px"].values()), float)
-    dist = np.linalg.norm(centres[:, None] - centres[None], axis=2)
-    np.fill_diagonal(dist, np.inf)
-    pitch = float(np.median(dist.min(axis=1)))
+    pitch = pit_spacing(centres)
     h, w = image.shape[:2]
     x0, y0 = np.maximum(np.floor(centres.min(axis=0) - margin * pitch), 0).astype(int)
     x1, y1 = np.minimum(np.ceil(centres.max(axis=0) + margin * pitch), (w, h)).astype(int)

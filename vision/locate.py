@@ -415,19 +415,17 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
         # other core meanwhile, in case)
         unwanted = threading.Event()
         head = _ranked(small, scored, cfg, count=lc.first_ranked) if lc.first_ranked > 0 else []
-        ranking = _Later(lc.background, _ranked, small, scored, cfg, unwanted, len(head),
-                         max(lc.finalists - len(head), 0))
         q0, name0 = (head[0][2], head[0][3]) if head else (long_axis_first(scored[0][1]), scored[0][2])
         early_scan = lc.pit_scan and lc.pit_scan_early > 0
         if early_scan and head and max(h[1] for h in head) < lc.scan_first_below:
             # no outline of the few strongest shows pits clearly: the first fit would
             # most likely fail (1 of 34 such on 160 renders held), the pits alone come first
-            unwanted.set()
             scan.append(_pit_scanned(image, cfg))
             if scan[0] is not None and scan[0].score >= lc.pit_scan_early:
                 return scan[0]
-            ranking = _Later(False, _ranked, small, scored, cfg, None, len(head),
-                             max(lc.finalists - len(head), 0))
+        # (after the scan has run first, the ranking is made only when needed)
+        ranking = _Later(lc.background and not scan, _ranked, small, scored, cfg, unwanted, len(head),
+                         max(lc.finalists - len(head), 0))
         fit = fit_top_face(image, q0 / scale, cfg.rectify.default_aspect, cfg, restart=False,
                            nominal=False, comb_min=lc.first_comb_min)
         if fit.grid.score >= lc.first_fit_enough:

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.rectify import pit_spacing
+
 
 @dataclass(frozen=True)
 class MotionConfig:
@@ -204,9 +206,7 @@ def pit_changes(
     changed = cv2.absdiff(a, b) > cfg.pixel_threshold
     names = list(pit_centers_px)
     pts = np.asarray([pit_centers_px[n] for n in names], np.float64).reshape(-1, 2)
-    dist = np.linalg.norm(pts[:, None] - pts[None], axis=2)
-    np.fill_diagonal(dist, np.inf)
-    radius = cfg.radius_frac * float(np.median(dist.min(axis=1)))
+    radius = cfg.radius_frac * pit_spacing(pts)
     h, w = changed.shape
     out: dict[str, float] = {}
     for name, (x, y) in zip(names, pts, strict=True):

@@ -199,10 +199,8 @@ def recognize(
                                       cfg.count.recheck_max_count)))
     probs = np.array([np.asarray(r.probabilities, np.float64) for r in results])
     lap("count")
-    hidden, faint = occluded_cells(grid, cfg.grid)
-    cells = [HOLE_CELL[n] for n in HOLES]
-    dec = decode(probs, np.array([hidden[c] for c in cells]), expected_total, cfg.decode,
-                 faint=np.array([faint[c] for c in cells]))
+    hidden, faint = occluded_cells(grid, cfg.grid)  # (4, 8): row-major is HOLES order
+    dec = decode(probs, hidden.ravel(), expected_total, cfg.decode, faint=faint.ravel())
     centres_img = to_image(grid.centres.reshape(-1, 2), hmat).reshape(grid.centres.shape)
     lap("decode")
     return Recognition(

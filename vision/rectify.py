@@ -96,6 +96,15 @@ def to_image(points: np.ndarray, hmat: np.ndarray) -> np.ndarray:
     return cv2.perspectiveTransform(pts, np.linalg.inv(hmat)).reshape(-1, 2)
 
 
+def pit_spacing(points: np.ndarray) -> float:
+    """The median distance from each pit centre (N, 2) to its nearest neighbour: about
+    one pit pitch, in the points' units."""
+    pts = np.asarray(points, np.float64).reshape(-1, 2)
+    dist = np.linalg.norm(pts[:, None] - pts[None], axis=2)
+    np.fill_diagonal(dist, np.inf)
+    return float(np.median(dist.min(axis=1)))
+
+
 def main(argv: list[str] | None = None) -> int:
     from vision.io import read_image
     from vision.locate import locate_board

@@ -34,3 +34,10 @@ def test_without_evidence_only_coherence_counts() -> None:
     hidden, faint = occluded_cells(grid(rim, None))
     assert np.argwhere(hidden).tolist() == [[2, 5]]
     assert not faint.any()
+
+
+def test_grid_cells_in_row_major_order_are_the_holes_in_order() -> None:
+    # recognize hands occluded_cells(...).ravel() to the decode as HOLES-ordered arrays
+    from vision.holes import HOLE_CELL, HOLES
+
+    assert [HOLE_CELL[n] for n in HOLES] == [(r, c) for r in range(4) for c in range(8)]

@@ -165,7 +165,7 @@ def test_board_filling_the_frame_is_read_from_its_pits() -> None:
     from vision.config import DEFAULT
 
     img, truth = _frame_filling_board()
-    rec = recognize(img, counter=lambda crops, look: [blob_counter(c) for c in crops])
+    rec = recognize(img, counter=counter)
     got = np.array([rec.pit_centers_px[n] for n in HOLES])
     assert np.abs(got - truth).max() < 4.0
     corners = np.array(rec.board_corners_px)
@@ -173,7 +173,7 @@ def test_board_filling_the_frame_is_read_from_its_pits() -> None:
     assert flatten(rec.position) == START_COUNTS
     off = dataclasses.replace(DEFAULT, locate=dataclasses.replace(DEFAULT.locate, pit_scan_cut_min=0.0))
     with pytest.raises(BoardNotFound):
-        recognize(img, cfg=off, counter=lambda crops, look: [blob_counter(c) for c in crops])
+        recognize(img, cfg=off, counter=counter)
 
 
 def test_pits_are_scanned_first_when_no_outline_shows_pits(monkeypatch) -> None:
