@@ -3,23 +3,26 @@
 Method (no single look is assumed; the details and the measurements behind each
 threshold are in docs/vision.md):
 
-1. **Outlines** (:func:`outline_candidates`). On a downscaled copy, several
+1. **Pits** (:mod:`vision.pit_scan`): pit rims found over the whole image, grown
+   into 8 x 4 lattices and fitted; a clear fit (``pit_scan_early``) is taken at
+   once (most photos).
+2. **Outlines** (:func:`outline_candidates`). On a downscaled copy, several
    segmentations are made: colour distance from the table (estimated on the
    image border), Otsu on grey in both polarities, closed Canny edges, k-means
    colour clusters and the density of pit-like rings. Their large outer contours
    become quads (hull polygon, best 4 hull points, min-area rectangle); sides are
    refitted on the gradient; quads are ordered by outline contrast x pit-ring
    density inside.
-2. **Ranking** (:func:`rank_candidates`): the quick free lattice search in each
+3. **Ranking** (:func:`rank_candidates`): the quick free lattice search in each
    quad's rectified view (x the outline's strength).
-3. **Fits** (:func:`vision.board.fit_top_face`): the best-ranked of the 3
-   strongest outlines is fitted first and taken when clearly good (most
-   photos). Otherwise the best-ranked finalist gets a fit, then the pits alone
-   are searched for (:mod:`vision.pit_scan`), then the first fit is restarted
-   and the finalists are fitted in turn; before giving up, the pits as dark
-   discs and the next outlines (which are also fitted when the best fit so far
-   is weak, and must beat it); as a last chance, a weaker lattice whose
-   playing surface ends at its own outline's corners. A fit is accepted by its
+4. **Fits** (:func:`vision.board.fit_top_face`): the best-ranked of the 3
+   strongest outlines is fitted first and taken when clearly good. Otherwise
+   the best-ranked finalist gets a fit, then the first fit is restarted and
+   the finalists are fitted in turn (a weaker pit-scan fit competes with
+   them); before giving up, the pits as dark discs and the next outlines
+   (which are also fitted when the best fit so far is weak, and must beat
+   it); as a last chance, a weaker lattice whose playing surface ends at its
+   own outline's corners. A fit is accepted by its
    :attr:`vision.grid.PitGrid.score` (rim evidence on the pit lattice).
 
 The result's corners are the playing surface's, from the fitted pit lattice
@@ -402,10 +405,18 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
         marked = aruco_corners(image, cfg)
         if marked is not None:
             return marked
+    scan: list[BoardQuad | None] = []  # the pit scan's result, once it has run
+    if lc.pit_scan and lc.pit_scan_early > 0:
+        # the pits alone first (~80 ms): a clear lattice from them ends the search. On
+        # half of 160 renders the strongest outline's first fit failed and the scan found
+        # the board after it; scanning first, 129 of 160 end here, the same boards are
+        # found and the median time falls by ~20-30 ms (docs/vision.md, seventh session)
+        scan.append(_pit_scanned(image, cfg))
+        if scan[0] is not None and scan[0].score >= lc.pit_scan_early:
+            return scan[0]
     scored, small, scale = outline_candidates(image, cfg)
     first = None
     ranked0: list[tuple[float, np.ndarray, str]] | None = None
-    scan: list[BoardQuad | None] = []  # the pit scan's result, once it has run
     if lc.verify_finalists and scored:
         # most often one of the strongest few outlines is the board: the best of them
         # by the quick lattice search (``first_ranked``, ~5 ms each) is fitted first
@@ -416,15 +427,7 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
         unwanted = threading.Event()
         head = _ranked(small, scored, cfg, count=lc.first_ranked) if lc.first_ranked > 0 else []
         q0, name0 = (head[0][2], head[0][3]) if head else (long_axis_first(scored[0][1]), scored[0][2])
-        early_scan = lc.pit_scan and lc.pit_scan_early > 0
-        if early_scan and head and max(h[1] for h in head) < lc.scan_first_below:
-            # no outline of the few strongest shows pits clearly: the first fit would
-            # most likely fail (1 of 34 such on 160 renders held), the pits alone come first
-            scan.append(_pit_scanned(image, cfg))
-            if scan[0] is not None and scan[0].score >= lc.pit_scan_early:
-                return scan[0]
-        # (after the scan has run first, the ranking is made only when needed)
-        ranking = _Later(lc.background and not scan, _ranked, small, scored, cfg, unwanted, len(head),
+        ranking = _Later(lc.background, _ranked, small, scored, cfg, unwanted, len(head),
                          max(lc.finalists - len(head), 0))
         fit = fit_top_face(image, q0 / scale, cfg.rectify.default_aspect, cfg, restart=False,
                            nominal=False, comb_min=lc.first_comb_min)
@@ -434,9 +437,6 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
         if fit.grid.score >= lc.verify_enough:
             unwanted.set()
         else:
-            early_scan = early_scan and not scan  # (unless it has run already)
-            stop = threading.Event()
-            scanning = _Later(lc.background and early_scan, _pit_scanned, image, cfg, stop)
             # not good. The other finalists are ranked too (~15 ms), and the best-ranked
             # outline, when another, gets a single fit too (the strongest outline is the
             # board on 45 of 80 renders, the best-ranked one on 53), unless its quick
@@ -446,15 +446,7 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
                 f2 = fit_top_face(image, ranked0[0][1] / scale, cfg.rectify.default_aspect, cfg,
                                   restart=False, nominal=False, comb_min=lc.first_comb_min)
                 if f2.grid.score >= lc.verify_enough:
-                    stop.set()
                     return BoardQuad(f2.corners, f2.grid.score, f2.aspect, ranked0[0][2], f2)
-            if early_scan:
-                # then the pits alone, before the nominal start, restarting that fit
-                # or fitting the other finalists (cheaper); a clearly good lattice
-                # from them ends the search
-                scan.append(scanning.result())
-                if scan[0] is not None and scan[0].score >= lc.pit_scan_early:
-                    return scan[0]
         fit = fit_top_face(image, q0 / scale, cfg.rectify.default_aspect, cfg, first=fit)
         if fit.grid.score >= lc.verify_enough:
             return BoardQuad(fit.corners, fit.grid.score, fit.aspect, name0, fit)
@@ -562,22 +554,17 @@ def _verified(image: np.ndarray, ranked: list[tuple[float, np.ndarray, str]], sc
     return BoardQuad(fit.corners, score, fit.aspect, name, fit)
 
 
-def _pit_scanned(image: np.ndarray, cfg: VisionConfig, stop: threading.Event | None = None,
-                 blobs: bool = False) -> BoardQuad | None:
+def _pit_scanned(image: np.ndarray, cfg: VisionConfig, blobs: bool = False) -> BoardQuad | None:
     """The best top-face fit started from the pits alone (:mod:`vision.pit_scan`;
     ``blobs``: dark-disc candidates instead of rims), when it scores at least
-    ``LocateConfig.pit_scan_min_score``. ``stop``: set by the caller when the
-    result is no longer wanted (the scan, on a helper thread, then ends before its
-    next fit and returns None)."""
+    ``LocateConfig.pit_scan_min_score``."""
     from vision.board import fit_from_lattice, fit_top_face
     from vision.pit_scan import pit_lattices
 
     h, w = image.shape[:2]
     best = None
-    lattices = pit_lattices(image, cfg.locate, cfg.grid.gradient_log_offset, blobs=blobs, stop=stop)
+    lattices = pit_lattices(image, cfg.locate, cfg.grid.gradient_log_offset, blobs=blobs)
     for k, (_, hlat) in enumerate(lattices):
-        if stop is not None and stop.is_set():
-            return None
         fit = fit_from_lattice(image, hlat, 0.0, cfg)
         if fit.grid.score < cfg.locate.pit_scan_min_score and k < cfg.locate.pit_scan_refit:
             # near the pits but not settled on them: fitted again as an outline would be

@@ -31,7 +31,6 @@ Points are OpenCV ``(x, y)``; lattice coordinates are ``(col, row)``.
 
 from __future__ import annotations
 
-import threading
 from collections import deque
 
 import cv2
@@ -200,12 +199,11 @@ def _best_window(coord: dict[tuple[int, int], int]) -> tuple[int, int, int, bool
 
 def pit_lattices(image: np.ndarray, cfg: LocateConfig = DEFAULT.locate,
                  log_offset: float = DEFAULT.grid.gradient_log_offset,
-                 blobs: bool = False, stop: threading.Event | None = None) -> list[tuple[int, np.ndarray]]:
+                 blobs: bool = False) -> list[tuple[int, np.ndarray]]:
     """First lattices from pit candidates, best first: [(candidates on the lattice,
     homography lattice (col, row) -> image px)], columns 0..7 along the long side,
     rows 0..3, oriented like the image (not mirrored). ``blobs``: the candidates are
-    dark blobs (:func:`_blob_maps`) instead of rims. ``stop``: once set, no more
-    lattices are grown (the caller no longer wants them)."""
+    dark blobs (:func:`_blob_maps`) instead of rims."""
     maps, scale = (_blob_maps if blobs else _rim_maps)(image, cfg, log_offset)
     peaks = [_peaks(ev, r, stride, cfg) for r, stride, ev in maps]
     found: list[tuple[int, np.ndarray]] = []
@@ -218,8 +216,6 @@ def pit_lattices(image: np.ndarray, cfg: LocateConfig = DEFAULT.locate,
             d = np.linalg.norm(extra[:, None] - peaks[k][None], axis=2).min(axis=1)
             sets.append((k, np.concatenate([peaks[k], extra[d > 1.6 * maps[k + 1][0]]])))
     for k, pts in sets:
-        if stop is not None and stop.is_set():
-            break
         if len(pts) < cfg.pit_scan_min_pits:
             continue
         # (dark-disc seeds each take the step of their own neighbours, below)

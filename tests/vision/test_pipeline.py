@@ -176,11 +176,10 @@ def test_board_filling_the_frame_is_read_from_its_pits() -> None:
         recognize(img, cfg=off, counter=counter)
 
 
-def test_pits_are_scanned_first_when_no_outline_shows_pits(monkeypatch) -> None:
-    # LocateConfig.scan_first_below: when the strongest outlines' quick lattices all
-    # score under it (here made so by scaling them down), the pit scan runs before any
-    # outline fit, and a clear lattice from it ends the search; off (0), the best outline
-    # is fitted first and found clearly good. The same board either way.
+def test_pits_are_scanned_before_the_outlines(monkeypatch) -> None:
+    # LocateConfig.pit_scan_early: the pit scan runs before any outline is made, and a
+    # clear lattice from it ends the search; off (0), the outlines are made and the best
+    # one fitted first, found clearly good, and the scan never runs. The same board.
     import dataclasses
 
     import vision.board
@@ -189,19 +188,20 @@ def test_pits_are_scanned_first_when_no_outline_shows_pits(monkeypatch) -> None:
 
     scene = draw_scene(START_COUNTS, default_corners((640, 360), 5, 0.05, 0.75), seed=4)
     calls: list[str] = []
-    fit, scan, ranked = vision.board.fit_top_face, vision.locate._pit_scanned, vision.locate._ranked
+    fit, scan, outlines = (vision.board.fit_top_face, vision.locate._pit_scanned,
+                           vision.locate.outline_candidates)
     monkeypatch.setattr(vision.board, "fit_top_face",
                         lambda *a, **k: calls.append("fit") or fit(*a, **k))
     monkeypatch.setattr(vision.locate, "_pit_scanned",
                         lambda *a, **k: calls.append("scan") or scan(*a, **k))
-    monkeypatch.setattr(vision.locate, "_ranked", lambda *a, **k: [
-        (key, 0.5 * min(ls, 5.0), q, name) for key, ls, q, name in ranked(*a, **k)])
+    monkeypatch.setattr(vision.locate, "outline_candidates",
+                        lambda *a, **k: calls.append("outlines") or outlines(*a, **k))
     found = locate_board(scene.image)
-    assert calls[0] == "scan" and found.method == "pit_scan"  # (the scan's own refits call fit)
+    assert calls[0] == "scan" and "outlines" not in calls and found.method == "pit_scan"
     calls.clear()
-    off = dataclasses.replace(DEFAULT, locate=dataclasses.replace(DEFAULT.locate, scan_first_below=0.0))
+    off = dataclasses.replace(DEFAULT, locate=dataclasses.replace(DEFAULT.locate, pit_scan_early=0.0))
     again = locate_board(scene.image, off)
-    assert calls[0] == "fit" and "scan" not in calls and again.method != "pit_scan"
+    assert calls[:2] == ["outlines", "fit"] and "scan" not in calls and again.method != "pit_scan"
     assert np.abs(again.corners - found.corners).max() < 3.0
 
 
