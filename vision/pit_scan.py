@@ -182,18 +182,25 @@ def _grow(pts: np.ndarray, seed: int, u: np.ndarray, v: np.ndarray, tol: float) 
 
 def _best_window(coord: dict[tuple[int, int], int]) -> tuple[int, int, int, bool]:
     """The 8 x 4 window of lattice coordinates holding the most candidates:
-    (count, a0, b0, eight_along_u)."""
+    (count, a0, b0, eight_along_u); of equal ones, the first with eight along u,
+    then the smallest a0, then the smallest b0 (counted on a summed-area table of
+    the occupied coordinates)."""
     keys = np.array(list(coord))
+    lo = keys.min(axis=0)
+    span = keys.max(axis=0) - lo + 1
     best = (0, 0, 0, True)
     for along_u in (True, False):
         na, nb = (8, 4) if along_u else (4, 8)
-        for a0 in range(keys[:, 0].min() - na + 1, keys[:, 0].max() + 1):
-            for b0 in range(keys[:, 1].min() - nb + 1, keys[:, 1].max() + 1):
-                inside = ((keys[:, 0] >= a0) & (keys[:, 0] < a0 + na)
-                          & (keys[:, 1] >= b0) & (keys[:, 1] < b0 + nb))
-                n = int(inside.sum())
-                if n > best[0]:
-                    best = (n, a0, b0, along_u)
+        # occupancy padded so that every window overlapping a candidate starts inside it
+        occ = np.zeros((span[0] + 2 * na - 2, span[1] + 2 * nb - 2), np.int32)
+        occ[keys[:, 0] - lo[0] + na - 1, keys[:, 1] - lo[1] + nb - 1] = 1
+        sat = np.pad(occ.cumsum(axis=0).cumsum(axis=1), ((1, 0), (1, 0)))
+        counts = sat[na:, nb:] - sat[:-na, nb:] - sat[na:, :-nb] + sat[:-na, :-nb]
+        k = int(np.argmax(counts))  # the first of the largest, a0 then b0 ascending
+        n = int(counts.flat[k])
+        if n > best[0]:
+            ia, ib = divmod(k, counts.shape[1])
+            best = (n, int(ia + lo[0] - na + 1), int(ib + lo[1] - nb + 1), along_u)
     return best
 
 

@@ -104,6 +104,21 @@ def test_pit_scan_finds_the_lattice_from_the_pits_alone(angle: float) -> None:
     assert _lattice_error(hlat, scene) < 6.0
 
 
+def test_the_pit_window_is_the_8_by_4_block_holding_most_candidates() -> None:
+    from vision.pit_scan import _best_window
+
+    # a full 8 x 4 block at a = 2..9, b = -1..2, and a stray column at a = 11
+    block = {(a, b): 0 for a in range(2, 10) for b in range(-1, 3)}
+    stray = {(11, b): 0 for b in range(-1, 3)}
+    assert _best_window(block | stray) == (32, 2, -1, True)
+    # turned: 4 along u, 8 along v
+    turned = {(b, a): 0 for a, b in block}
+    assert _best_window(turned) == (32, -1, 2, False)
+    # two candidates only, 9 apart along u: no 8-wide window holds both; of the windows
+    # holding one, the first (smallest a0, then b0, eight along u first)
+    assert _best_window({(0, 0): 0, (9, 0): 1}) == (1, -7, -3, True)
+
+
 def test_a_board_the_colour_of_the_table_is_found_from_its_pits() -> None:
     from vision.locate import locate_board
 
