@@ -111,6 +111,13 @@ class LocateConfig:
     # the table and a hand gave a scan lattice a few px off scoring 0.09, and 1.29 so
     # refitted (synth_97_0022); 0: off
     pit_scan_refit: int = 2
+    # a pit-scan fit whose playing surface is stretched more unevenly than this at its
+    # centre (vision.rectify.squash: about the cosine of the camera's tilt from straight
+    # down, times the pitch ratio) is not taken. From 45 degrees or higher a board gives
+    # 0.6 or more (611 scan fits of 16 render sets: 0.56 lowest, 1 % under 0.67); a
+    # lattice run along the pits' diagonals 0.34-0.38 (synth_103_0031 scored 1.45 so,
+    # before its outline's 1.94 fit was looked at; synth_41_0012)
+    pit_scan_min_squash: float = 0.5
     pit_scan_max_ring: int = 6  # more candidates than this just outside the 8 x 4 window: a pattern going on (0: no test)
     pit_scan_blobs: bool = True  # last resort (no clear fit, no rim lattice): scan again with dark discs for candidates
     pit_scan_blob_share: float = 0.25  # a dark disc's darker share over its ring's, counted as evidence 1

@@ -50,7 +50,7 @@ from vision.config import DEFAULT, VisionConfig
 from vision.errors import BoardNotFound
 from vision.grid import gradient_magnitude, grid_score
 from vision.lattice import fit_lattice, ring_kernel
-from vision.rectify import canonical_size, homography, long_axis_first, order_clockwise
+from vision.rectify import canonical_size, homography, long_axis_first, order_clockwise, squash
 
 
 @dataclass
@@ -571,6 +571,8 @@ def _pit_scanned(image: np.ndarray, cfg: VisionConfig, blobs: bool = False) -> B
             again = fit_top_face(image, fit.corners, fit.aspect, cfg)
             if again.grid.score > fit.grid.score:
                 fit = again
+        if squash(fit.corners, fit.aspect) < cfg.locate.pit_scan_min_squash:
+            continue  # no board seen from 45 degrees or higher: a lattice along the pits' diagonals
         # the whole playing surface in the image (a pattern running off the image
         # shows no end, so whether it is a board cannot be told), or, for a board
         # filling the frame, all its pits (a fit with a pit off the image scores 0)

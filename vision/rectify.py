@@ -105,6 +105,23 @@ def pit_spacing(points: np.ndarray) -> float:
     return float(np.median(dist.min(axis=1)))
 
 
+def squash(corners: np.ndarray, aspect: float) -> float:
+    """How unevenly the plane is stretched at the centre of a playing surface whose
+    clockwise ``corners`` (image px) bound a rectangle of ``aspect`` (width / height):
+    the smaller over the larger singular value of the rectangle -> image map's
+    derivative there (1: seen square on; a plane tilted by t from facing the
+    camera: about cos t; a 4 x 8 lattice sheared by one pit per row: under 0.4)."""
+    src = np.array([[0, 0], [aspect, 0], [aspect, 1], [0, 1]], np.float32)
+    h = cv2.getPerspectiveTransform(src, np.asarray(corners, np.float32)).astype(np.float64)
+    x, y = 0.5 * aspect, 0.5
+    u, v, w = h @ np.array([x, y, 1.0])
+    # d(u/w)/d(x, y) and d(v/w)/d(x, y)
+    jac = (np.array([[h[0, 0], h[0, 1]], [h[1, 0], h[1, 1]]]) * w
+           - np.outer([u, v], [h[2, 0], h[2, 1]])) / (w * w)
+    sv = np.linalg.svd(jac, compute_uv=False)
+    return float(sv[1] / max(sv[0], 1e-12))
+
+
 def main(argv: list[str] | None = None) -> int:
     from vision.io import read_image
     from vision.locate import locate_board

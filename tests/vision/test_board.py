@@ -553,6 +553,48 @@ def test_a_weak_pit_scan_lattice_is_fitted_again_as_a_top_face(monkeypatch: pyte
     assert _pit_scanned(image, off) is None and refits == []
 
 
+def test_squash_tells_a_tilted_board_from_a_lattice_along_the_diagonals() -> None:
+    from vision.rectify import squash
+
+    a = 2.5
+    rect = np.array([[0, 0], [a, 0], [a, 1], [0, 1]]) * 200.0
+    turn = np.array([[np.cos(0.6), -np.sin(0.6)], [np.sin(0.6), np.cos(0.6)]])
+    assert squash(rect @ turn.T + 300, a) == pytest.approx(1.0)  # seen square on, any turn
+    assert squash(rect * [1.0, 0.5], a) == pytest.approx(0.5)  # tilted 60 degrees: cos 60
+    # sheared by one column pitch (a / 8) per row pitch (1 / 4): x += k y, k = a / 2;
+    # derivative [[1, k], [0, 1]], determinant 1, so the ratio is the smaller
+    # eigenvalue of its square, ((2 + k^2) - k sqrt(k^2 + 4)) / 2 = 0.307 for k = 1.25
+    k = a / 2
+    sheared = rect + np.stack([rect[:, 1] * k, np.zeros(4)], 1)
+    assert squash(sheared, a) == pytest.approx(((2 + k * k) - k * np.sqrt(k * k + 4)) / 2)
+    assert squash(sheared, a) == pytest.approx(0.307, abs=1e-3)
+
+
+def test_a_pit_scan_fit_stretched_like_no_board_seen_from_45_degrees_is_not_taken(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # LocateConfig.pit_scan_min_squash: a lattice run along the pits' diagonals (a board
+    # seen from 45 degrees or higher squashes 0.6 or more)
+    import dataclasses
+    from types import SimpleNamespace
+
+    import vision.board
+    import vision.pit_scan
+    from vision.locate import _pit_scanned
+
+    a = 2.5
+    square = np.array([[100, 100], [100 + 200 * a, 100], [100 + 200 * a, 300], [100, 300]], np.float64)
+    sheared = square + np.stack([(square[:, 1] - 100) * a / 2, np.zeros(4)], 1)  # one pit per row
+    fits = iter([sheared, square])
+    monkeypatch.setattr(vision.board, "fit_from_lattice", lambda *a_, **k: SimpleNamespace(
+        grid=SimpleNamespace(score=2.0), corners=next(fits), aspect=a))
+    monkeypatch.setattr(vision.pit_scan, "pit_lattices", lambda *a_, **k: [(32, np.eye(3)), (30, np.eye(3))])
+    found = _pit_scanned(np.zeros((600, 1000, 3), np.uint8), DEFAULT)
+    assert found is not None and np.array_equal(found.corners, square)  # the sheared one passed over
+    fits = iter([sheared, square])
+    loose = dataclasses.replace(DEFAULT, locate=dataclasses.replace(DEFAULT.locate, pit_scan_min_squash=0.0))
+    assert np.array_equal(_pit_scanned(np.zeros((600, 1000, 3), np.uint8), loose).corners, sheared)
+
+
 def test_outline_agreement_is_the_worst_corner_over_the_longest_side() -> None:
     from vision.locate import outline_agreement
 
