@@ -61,7 +61,11 @@ def test_image_without_board_exits_2(tmp_path, capsys) -> None:
     rng = np.random.default_rng(1)
     cv2.imwrite(str(p), np.clip(rng.normal(140, 25, (360, 640, 3)), 0, 255).astype(np.uint8))
     assert main(["recognize", str(p)]) == 2
-    assert "bao: error:" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.startswith(f"bao: error: {p}: no Bao board found")
+    assert main(["calibrate", str(p), "--south", "bottom"]) == 2
+    err = capsys.readouterr().err
+    assert "no Bao board found" in err and "--corners" in err
 
 
 def test_bad_profile_exits_2(tmp_path, start_jpg, capsys) -> None:

@@ -79,8 +79,10 @@ def _read(path: str):  # -> np.ndarray (BGR uint8)
 
 
 def _recognize(args: argparse.Namespace) -> int:
+    from vision.errors import BoardNotFound
     from vision.pipeline import recognize, warm_up
     from vision.profile import BoardProfile
+    from webui.cli import CommandError
 
     profile = BoardProfile.load(args.calibration) if args.calibration else None
     south = args.south or (profile.south_side if profile else "bottom")
@@ -88,7 +90,10 @@ def _recognize(args: argparse.Namespace) -> int:
     # the process's one-time set-up (network load, OpenCV tables) before the image,
     # so that timings_ms is this image's work
     warm_up()
-    result = recognize(image, south=south, profile=profile)
+    try:
+        result = recognize(image, south=south, profile=profile)
+    except BoardNotFound as exc:
+        raise CommandError(f"{args.image}: no Bao board found ({exc})") from None
     if args.json:
         print(json.dumps(result.to_json()))
     else:
@@ -110,10 +115,16 @@ def _parse_corners(text: str) -> list[list[float]]:
 
 def _calibrate(args: argparse.Namespace) -> int:
     from calibration import calibrate_from_start
+    from vision.errors import BoardNotFound
+    from webui.cli import CommandError
 
     image = _read(args.image)
     corners = _parse_corners(args.corners) if args.corners else None
-    profile = calibrate_from_start(image, south=args.south, corners=corners)
+    try:
+        profile = calibrate_from_start(image, south=args.south, corners=corners)
+    except BoardNotFound as exc:
+        raise CommandError(f"{args.image}: no Bao board found ({exc}); "
+                           "give its corners with --corners X,Y;X,Y;X,Y;X,Y") from None
     out = Path(args.out) if args.out else Path(args.image).with_suffix(".profile.json")
     profile.save(out)
     print(f"profile written to {out} (grid fit {profile.grid_score:.2f})")
