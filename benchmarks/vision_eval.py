@@ -122,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
     warm_up(cfg)  # the process's one-time set-up, not the first image's time
 
     rows, pit_true, pit_pred, wide = [], [], [], []
+    pit_conf: list[float] = []  # the reading's confidence of each scored pit
+    boards_all_flagged = 0  # clean boards whose every misread pit is listed as uncertain
     timings: dict[str, list[float]] = {s: [] for s in (*STAGES, "total")}
     found = boards_exact = boards_scored = 0
     hand_imgs = hand_flagged = clean_imgs = false_hand = 0
@@ -160,14 +162,18 @@ def main(argv: list[str] | None = None) -> int:
         pit_errs.extend(perr)
         pred = {n: int(v) for n, v in flatten(rec.position).items()}
         probs = flatten(rec.probabilities)
+        conf = flatten(rec.confidence)
         wrong = []
+        unflagged = 0
         for n in HOLES:
             if n in hidden:
                 continue
             pit_true.append(truth[n])
             pit_pred.append(pred[n])
+            pit_conf.append(float(conf[n]))
             if truth[n] != pred[n]:
                 wrong.append(f"{n}:{truth[n]}->{pred[n]}")
+                unflagged += float(conf[n]) >= cfg.decode.uncertain_below
             if truth[n] >= 16:
                 lo, hi = interval90(probs[n])
                 wide.append(lo <= truth[n] <= hi)
@@ -180,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
             false_hand += flagged_hand
             boards_scored += 1
             boards_exact += not wrong
+            boards_all_flagged += not unflagged
         rows.append({
             "image": label["image"], "found": 1, "corner_err_px": round(cerr, 2),
             "pit_err_px_median": round(float(np.median(perr)), 2) if perr else None,
@@ -197,6 +204,27 @@ def main(argv: list[str] | None = None) -> int:
         by_bucket[name] = {"pits": int(m.sum()),
                            "exact": round(float((p[m] == t[m]).mean()), 4) if m.any() else None}
     small = t <= 8
+    c = np.array(pit_conf, float)
+    ok = p == t
+    unsure = c < cfg.decode.uncertain_below
+    # does the reading know when it is unsure? the share read exactly per band of
+    # confidence (a calibrated confidence c is right a share c of the time)
+    confidence = {
+        "bands": [{"confidence": f"{lo:.2f}-{hi:.2f}", "pits": int(m.sum()),
+                   "exact": round(float(ok[m].mean()), 4) if m.any() else None,
+                   "mean_confidence": round(float(c[m].mean()), 4) if m.any() else None}
+                  for lo, hi in ((0, 0.4), (0.4, 0.6), (0.6, 0.8), (0.8, 0.9), (0.9, 0.97), (0.97, 1.01))
+                  for m in [(c >= lo) & (c < hi)]],
+        "uncertain_below": cfg.decode.uncertain_below,
+        # of the misread pits, the share listed as uncertain_pits (the page marks them)
+        "misread_listed_uncertain": round(float(unsure[~ok].mean()), 4) if (~ok).any() else None,
+        # of the pits listed as uncertain, the share misread
+        "uncertain_misread": round(float((~ok[unsure]).mean()), 4) if unsure.any() else None,
+        "pits_listed_uncertain": round(float(unsure.mean()), 4) if len(c) else None,
+        # clean boards read exactly or whose every misread pit is listed as uncertain
+        "boards_every_error_listed": (round(boards_all_flagged / boards_scored, 4)
+                                      if boards_scored else None),
+    } if len(c) else None
     summary = {
         "dir": str(folder), "split": args.split, "images": len(labels),
         "calibration": args.calibration, "use_reserves": args.use_reserves,
@@ -215,6 +243,7 @@ def main(argv: list[str] | None = None) -> int:
         "boards_scored": boards_scored,
         "pits_16plus_in_90pct_interval": round(float(np.mean(wide)), 4) if wide else None,
         "pits_16plus": len(wide),
+        "confidence": confidence,
         "hand_images": hand_imgs, "hand_flagged": hand_flagged,
         "clean_images": clean_imgs, "false_hand_flags": false_hand,
         "timing_ms": {s: {"median": round(pct(v, 50), 1), "p95": round(pct(v, 95), 1)}
