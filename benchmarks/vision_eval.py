@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
         })
 
     if args.geometry_only:  # counts were not read: no per-pit or whole-board figures
-        pit_true, pit_pred, wide, boards_scored = [], [], [], 0
+        pit_true, pit_pred, wide, boards_scored, pit_conf = [], [], [], 0, []
     t, p = np.array(pit_true, int), np.array(pit_pred, int)
     by_bucket = {}
     for name, lo, hi in BUCKETS:

@@ -91,3 +91,33 @@ def test_tight_frames_keeps_each_pit_under_its_label(tmp_path: Path) -> None:
     corners = np.array(new["corners_px"])
     assert ((corners < 0) | (corners >= [b.shape[1], b.shape[0]])).any()
     assert _load("tight_frames").main([str(tmp_path / "nothing"), str(out)]) == 2
+
+
+def test_confidence_bands_add_up_to_the_pits_scored(tmp_path: Path) -> None:
+    # the reading's confidence per band: every scored pit in exactly one band, the
+    # band's exact share between 0 and 1, and the misread pits (from the CSV's list of
+    # wrong pits) against the share of them listed as uncertain
+    data = _one_frame(tmp_path)
+    out = tmp_path / "results"
+    assert _load().main([str(data), "--name", "c", "--out", str(out)]) == 0
+    summary = json.loads((out / "vision_eval_c.json").read_text())
+    conf = summary["confidence"]
+    assert sum(b["pits"] for b in conf["bands"]) == summary["pits_scored"] == 32
+    for band in conf["bands"]:
+        if band["pits"]:
+            lo, hi = (float(v) for v in band["confidence"].split("-"))
+            assert lo <= band["mean_confidence"] < hi and 0 <= band["exact"] <= 1
+    import csv
+
+    with open(out / "vision_eval_c_images.csv", newline="") as fh:
+        row = next(csv.DictReader(fh))
+    wrong = [w.split(":")[0] for w in row["wrong"].split()]
+    exact = sum(b["pits"] * b["exact"] for b in conf["bands"] if b["pits"])
+    assert round(exact) == 32 - len(wrong)
+    listed = [e.split(":", 1)[1].split(",") for e in row["status"].split() if e.startswith("uncertain_pits:")]
+    listed_wrong = [w for w in wrong if listed and w in listed[0]]
+    if wrong:
+        assert conf["misread_listed_uncertain"] == round(len(listed_wrong) / len(wrong), 4)
+        assert conf["boards_every_error_listed"] == (1.0 if len(listed_wrong) == len(wrong) else 0.0)
+    else:
+        assert conf["misread_listed_uncertain"] is None and conf["boards_every_error_listed"] == 1.0
