@@ -220,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         "misread_listed_uncertain": round(float(unsure[~ok].mean()), 4) if (~ok).any() else None,
         # of the pits listed as uncertain, the share misread
         "uncertain_misread": round(float((~ok[unsure]).mean()), 4) if unsure.any() else None,
-        "pits_listed_uncertain": round(float(unsure.mean()), 4) if len(c) else None,
+        "pits_listed_uncertain": round(float(unsure.mean()), 4),
         # clean boards read exactly or whose every misread pit is listed as uncertain
         "boards_every_error_listed": (round(boards_all_flagged / boards_scored, 4)
                                       if boards_scored else None),

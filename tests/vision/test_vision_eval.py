@@ -3,6 +3,7 @@ and benchmarks/vision_ab.py (two checkouts timed on the same images, interleaved
 
 from __future__ import annotations
 
+import csv
 import importlib.util
 import json
 import shutil
@@ -107,8 +108,6 @@ def test_confidence_bands_add_up_to_the_pits_scored(tmp_path: Path) -> None:
         if band["pits"]:
             lo, hi = (float(v) for v in band["confidence"].split("-"))
             assert lo <= band["mean_confidence"] < hi and 0 <= band["exact"] <= 1
-    import csv
-
     with open(out / "vision_eval_c_images.csv", newline="") as fh:
         row = next(csv.DictReader(fh))
     wrong = [w.split(":")[0] for w in row["wrong"].split()]
