@@ -94,6 +94,7 @@ class LocateConfig:
     pit_scan_min_pits: int = 16  # candidates on one 8 x 4 lattice needed
     pit_scan_seeds: int = 6  # lattices grown from this many strongest candidates (per radius)
     pit_scan_tolerance: float = 0.3  # a neighbour is within this x the step of its prediction
+    pit_scan_extend: bool = True  # no lattice grown: grown again by a model of the whole lattice (pit_scan._extend)
     pit_scan_lattices: int = 4  # lattices fitted (best first)
     # the pit scan runs first, before any outline, and a fit from it this good is taken at
     # once (0: the scan only as a last resort, once no outline fits). 160 renders: 129 end

@@ -20,6 +20,12 @@ pits still show: each is a closed curve of radial gradient
    candidates in the ring of cells around it is a pattern going on (tiles,
    bricks, a dotted cloth) and is not fitted.
 
+When no window holds enough candidates on one homography, the scan is made
+again with candidates placed between the grid points (a parabola through each
+peak) and each radius's best grown lattice grown again by a model of the whole
+lattice (:func:`_extend`): growing step by step stops where a hand hides two
+columns, and a candidate off its pit's centre beside the hand bends its steps.
+
 When the rims give no lattice (``blobs=True``, :func:`_blob_maps`), the
 candidates are dark discs instead: bowls lit from one side show a rim only on
 one side, but most of each is darker than the wood around it. A pavement's
@@ -103,7 +109,7 @@ def _ring(coord: dict[tuple[int, int], int], a0: int, b0: int, along_u: bool) ->
                and not (a0 <= a < a0 + na and b0 <= b < b0 + nb))
 
 
-def _peaks(ev: np.ndarray, r: float, stride: int, cfg: LocateConfig) -> np.ndarray:
+def _peaks(ev: np.ndarray, r: float, stride: int, cfg: LocateConfig, subgrid: bool = False) -> np.ndarray:
     """Pit candidates of one radius: strong local maxima (neighbouring pits are at
     least 2.2 radii apart), (N, 2) work px."""
     k = 2 * int(round(1.8 * r / stride)) + 1
@@ -115,7 +121,18 @@ def _peaks(ev: np.ndarray, r: float, stride: int, cfg: LocateConfig) -> np.ndarr
     top = float(np.median(np.sort(v)[-24:]))
     keep = v >= cfg.pit_scan_rel_evidence * top
     order = np.argsort(-v[keep])[: cfg.pit_scan_max_peaks]
-    return np.stack([xs[keep][order], ys[keep][order]], 1).astype(np.float64) * stride
+    xs, ys = xs[keep][order], ys[keep][order]
+    if not subgrid:
+        return np.stack([xs, ys], 1).astype(np.float64) * stride
+    # sub-grid position: a parabola through each peak and its neighbours along x and y
+    # (the grid step is a third of the radius: 4 px of the copy, ~11 px of a 1280-px photo)
+    pad = np.pad(ev, 1, mode="edge")
+    c = pad[ys + 1, xs + 1]
+    offs = []
+    for lo, hi in ((pad[ys + 1, xs], pad[ys + 1, xs + 2]), (pad[ys, xs + 1], pad[ys + 2, xs + 1])):
+        curv = 2.0 * c - lo - hi
+        offs.append(np.where(curv > 1e-9, np.clip(0.5 * (hi - lo) / np.maximum(curv, 1e-9), -0.5, 0.5), 0.0))
+    return np.stack([xs + offs[0], ys + offs[1]], 1).astype(np.float64) * stride
 
 
 def _directions(pts: np.ndarray, min_step: float) -> tuple[np.ndarray, np.ndarray] | None:
@@ -180,6 +197,70 @@ def _grow(pts: np.ndarray, seed: int, u: np.ndarray, v: np.ndarray, tol: float) 
     return coord
 
 
+def _extend(pts: np.ndarray, coord: dict[tuple[int, int], int], tol: float,
+            rounds: int = 10) -> dict[tuple[int, int], int]:
+    """The lattice of ``coord`` grown again, line by line, by a model fitted on
+    what it holds so far. From the seed's own 3 x 3 block of ``coord`` (the seed
+    at (0, 0)), each round fits an affine map (a homography once the points span
+    3 x 3 lattice points) from lattice coordinates to candidates, predicts its
+    points and one more line on each side, and gives each predicted point the
+    candidate nearest to it within ``tol`` x the local step. Step-by-step growth
+    (:func:`_grow`) stops at two missing pits in a row, and a candidate off its
+    pit's centre (a rim half under a hand) bends its steps, so whole columns get
+    the wrong coordinates; the model bridges such gaps and follows the
+    perspective. ``coord`` as it is when the seed has too few neighbours."""
+    core = {k: j for k, j in coord.items() if abs(k[0]) <= 1 and abs(k[1]) <= 1}
+    cur = core
+    box_lo, box_hi = np.array([-1, -1]), np.array([1, 1])
+    for _ in range(rounds):
+        keys = np.array(list(cur), np.float64)
+        if len(keys) < 4 or len(np.unique(keys[:, 0])) < 2 or len(np.unique(keys[:, 1])) < 2:
+            return coord
+        dst = pts[list(cur.values())]
+        near = np.abs(keys[:, None] - keys[None]).sum(axis=2) == 1
+        step = float(np.median(np.linalg.norm(dst[:, None] - dst[None], axis=2)[near])) if near.any() else 0.0
+        if not step > 0:
+            return coord
+        span = keys.max(axis=0) - keys.min(axis=0)
+        # least squares: every point was taken within tol x the step of its prediction
+        if len(keys) >= 8 and span.min() >= 2:
+            h, _ = cv2.findHomography(keys, dst, 0)
+        else:
+            sol = np.linalg.lstsq(np.c_[keys, np.ones(len(keys))], dst, rcond=None)[0]
+            h = np.vstack([sol.T, [0.0, 0.0, 1.0]])
+        if h is None:
+            return coord
+        # one more line on each side, up to two lines past the last candidate (a hand
+        # may hide two columns)
+        box_lo = np.maximum(box_lo - 1, keys.min(axis=0).astype(int) - 3)
+        box_hi = np.minimum(box_hi + 1, keys.max(axis=0).astype(int) + 3)
+        aa, bb = np.meshgrid(np.arange(box_lo[0], box_hi[0] + 1), np.arange(box_lo[1], box_hi[1] + 1),
+                             indexing="ij")
+        grid = np.stack([aa.ravel(), bb.ravel()], 1).astype(np.float64)
+
+        def at(g: np.ndarray, hh: np.ndarray = h) -> np.ndarray:
+            return cv2.perspectiveTransform(g.reshape(-1, 1, 2), hh).reshape(-1, 2)
+
+        pr = at(grid)
+        local = np.minimum(np.linalg.norm(at(grid + [1.0, 0.0]) - pr, axis=1),
+                           np.linalg.norm(at(grid + [0.0, 1.0]) - pr, axis=1))
+        dist = np.linalg.norm(pts[None] - pr[:, None], axis=2)  # (lattice points, candidates)
+        j = dist.argmin(axis=1)
+        d = dist[np.arange(len(pr)), j]
+        ok = (d <= tol * local) & (local > 0.5 * step) & (local < 2.0 * step)
+        # each candidate to the lattice point it is nearest to (of those it is near)
+        order = np.flatnonzero(ok)[np.argsort(d[ok], kind="stable")]
+        _, first = np.unique(j[order], return_index=True)
+        sel = order[first]
+        new = dict(zip(map(tuple, grid[sel].astype(int).tolist()), j[sel].tolist(), strict=True))
+        if (0, 0) not in new:
+            break
+        if new == cur and np.all(box_lo <= keys.min(axis=0) - 3) and np.all(box_hi >= keys.max(axis=0) + 3):
+            break
+        cur = new
+    return cur
+
+
 def _best_window(coord: dict[tuple[int, int], int]) -> tuple[int, int, int, bool]:
     """The 8 x 4 window of lattice coordinates holding the most candidates:
     (count, a0, b0, eight_along_u); of equal ones, the first with eight along u,
@@ -204,15 +285,38 @@ def _best_window(coord: dict[tuple[int, int], int]) -> tuple[int, int, int, bool
     return best
 
 
-def pit_lattices(image: np.ndarray, cfg: LocateConfig = DEFAULT.locate,
-                 log_offset: float = DEFAULT.grid.gradient_log_offset,
-                 blobs: bool = False) -> list[tuple[int, np.ndarray]]:
-    """First lattices from pit candidates, best first: [(candidates on the lattice,
-    homography lattice (col, row) -> image px)], columns 0..7 along the long side,
-    rows 0..3, oriented like the image (not mirrored). ``blobs``: the candidates are
-    dark blobs (:func:`_blob_maps`) instead of rims."""
-    maps, scale = (_blob_maps if blobs else _rim_maps)(image, cfg, log_offset)
-    peaks = [_peaks(ev, r, stride, cfg) for r, stride, ev in maps]
+def _window_lattice(pts: np.ndarray, coord: dict[tuple[int, int], int], u: np.ndarray,
+                    v: np.ndarray, scale: float, cfg: LocateConfig) -> tuple[int, np.ndarray] | None:
+    """(candidates on it, homography lattice (col, row) -> image px) of the best 8 x 4
+    window of ``coord``, or None: too few candidates, a pattern going on past the
+    window, or too few on one homography (RANSAC)."""
+    n, a0, b0, along_u = _best_window(coord)
+    if n < cfg.pit_scan_min_pits:
+        return None
+    if cfg.pit_scan_max_ring and _ring(coord, a0, b0, along_u) > cfg.pit_scan_max_ring:
+        return None  # the pattern goes on past the window: tiles, bricks, not a board
+    src, dst = [], []
+    for (a, b), j in coord.items():
+        col, row = (a - a0, b - b0) if along_u else (b - b0, a - a0)
+        if 0 <= col < 8 and 0 <= row < 4:
+            src.append((col, row))
+            dst.append(pts[j] / scale)
+    src_a, dst_a = np.array(src, np.float64), np.array(dst, np.float64)
+    pitch = float(np.linalg.norm(u if along_u else v)) / scale
+    hlat, inl = cv2.findHomography(src_a, dst_a, cv2.RANSAC, 0.2 * pitch)
+    if hlat is None or inl is None or int(inl.sum()) < cfg.pit_scan_min_pits:
+        return None
+    o, ex, ey = cv2.perspectiveTransform(np.array([[[0.0, 0]], [[1, 0]], [[0, 1]]]), hlat).reshape(3, 2)
+    if (ex - o)[0] * (ey - o)[1] - (ex - o)[1] * (ey - o)[0] < 0:  # mirrored: rows the other way round
+        hlat = hlat @ np.array([[1.0, 0, 0], [0, -1.0, 3.0], [0, 0, 1]])
+    return int(inl.sum()), hlat
+
+
+def _grown_lattices(maps: list[tuple[float, int, np.ndarray]], peaks: list[np.ndarray], scale: float,
+                    cfg: LocateConfig, blobs: bool, extend: bool) -> list[tuple[int, np.ndarray]]:
+    """The lattices grown from the candidates of each radius (and of two neighbouring
+    radii together), [(candidates on one homography, lattice -> image px)];
+    ``extend``: the best grown lattice of each set completed by :func:`_extend`."""
     found: list[tuple[int, np.ndarray]] = []
     sets = []
     for k in range(len(maps)):
@@ -230,6 +334,7 @@ def pit_lattices(image: np.ndarray, cfg: LocateConfig = DEFAULT.locate,
         if dirs is None and not blobs:
             continue
         tried: set[int] = set()
+        grown: list[tuple[dict[tuple[int, int], int], np.ndarray, np.ndarray]] = []
         for seed in range(min(cfg.pit_scan_seeds * (10 if blobs else 1), len(pts))):
             if seed in tried:
                 continue
@@ -246,26 +351,34 @@ def pit_lattices(image: np.ndarray, cfg: LocateConfig = DEFAULT.locate,
                 u, v = dirs
             coord = _grow(pts, seed, u, v, cfg.pit_scan_tolerance)
             tried.update(coord.values())
-            n, a0, b0, along_u = _best_window(coord)
-            if n < cfg.pit_scan_min_pits:
-                continue
-            if cfg.pit_scan_max_ring and _ring(coord, a0, b0, along_u) > cfg.pit_scan_max_ring:
-                continue  # the pattern goes on past the window: tiles, bricks, not a board
-            src, dst = [], []
-            for (a, b), j in coord.items():
-                col, row = (a - a0, b - b0) if along_u else (b - b0, a - a0)
-                if 0 <= col < 8 and 0 <= row < 4:
-                    src.append((col, row))
-                    dst.append(pts[j] / scale)
-            src_a, dst_a = np.array(src, np.float64), np.array(dst, np.float64)
-            pitch = float(np.linalg.norm(u if along_u else v)) / scale
-            hlat, inl = cv2.findHomography(src_a, dst_a, cv2.RANSAC, 0.2 * pitch)
-            if hlat is None or inl is None or int(inl.sum()) < cfg.pit_scan_min_pits:
-                continue
-            o, ex, ey = cv2.perspectiveTransform(np.array([[[0.0, 0]], [[1, 0]], [[0, 1]]]), hlat).reshape(3, 2)
-            if (ex - o)[0] * (ey - o)[1] - (ex - o)[1] * (ey - o)[0] < 0:  # mirrored: rows the other way round
-                hlat = hlat @ np.array([[1.0, 0, 0], [0, -1.0, 3.0], [0, 0, 1]])
-            found.append((int(inl.sum()), hlat))
+            grown.append((coord, u, v))
+        if extend and grown:
+            coord, u, v = max(grown, key=lambda g: _best_window(g[0])[0])
+            again = _extend(pts, coord, cfg.pit_scan_tolerance)
+            if _best_window(again)[0] > _best_window(coord)[0]:
+                grown.append((again, u, v))
+        for coord, u, v in grown:
+            lattice = _window_lattice(pts, coord, u, v, scale, cfg)
+            if lattice is not None:
+                found.append(lattice)
+    return found
+
+
+def pit_lattices(image: np.ndarray, cfg: LocateConfig = DEFAULT.locate,
+                 log_offset: float = DEFAULT.grid.gradient_log_offset,
+                 blobs: bool = False) -> list[tuple[int, np.ndarray]]:
+    """First lattices from pit candidates, best first: [(candidates on the lattice,
+    homography lattice (col, row) -> image px)], columns 0..7 along the long side,
+    rows 0..3, oriented like the image (not mirrored). ``blobs``: the candidates are
+    dark blobs (:func:`_blob_maps`) instead of rims."""
+    maps, scale = (_blob_maps if blobs else _rim_maps)(image, cfg, log_offset)
+    found = _grown_lattices(maps, [_peaks(ev, r, st, cfg) for r, st, ev in maps], scale, cfg, blobs, False)
+    if not found and not blobs and cfg.pit_scan_extend:
+        # no lattice: the candidates placed between grid points, and each radius's best
+        # grown lattice grown again by a model of the whole lattice (a hand over a
+        # column or two, a perspective the steps did not follow)
+        peaks = [_peaks(ev, r, st, cfg, subgrid=True) for r, st, ev in maps]
+        found = _grown_lattices(maps, peaks, scale, cfg, blobs, True)
     found.sort(key=lambda t: -t[0])
     out: list[tuple[int, np.ndarray]] = []
     corners = np.array([[0.0, 0], [7, 0], [7, 3], [0, 3]]).reshape(-1, 1, 2)

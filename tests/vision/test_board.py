@@ -119,6 +119,38 @@ def test_the_pit_window_is_the_8_by_4_block_holding_most_candidates() -> None:
     assert _best_window({(0, 0): 0, (9, 0): 1}) == (1, -7, -3, True)
 
 
+def test_a_grown_lattice_is_completed_across_a_hand_and_off_centre_candidates() -> None:
+    import cv2
+
+    from vision.pit_scan import _extend, _grow
+
+    # 8 x 4 pits seen in perspective (the far columns closer together); a hand hides
+    # columns 3 and 4 of rows 0-2, and the candidates of column 2 next to it sit 0.2
+    # pitch off their pits' centres, towards the hand (rims half covered)
+    h = np.array([[40.0, 3.0, 100.0], [2.0, 36.0, 80.0], [0.03, 0.002, 1.0]])
+    lattice = [(a, b) for a in range(8) for b in range(4) if not (a in (3, 4) and b < 3)]
+    pts = cv2.perspectiveTransform(np.array(lattice, np.float64).reshape(-1, 1, 2), h).reshape(-1, 2)
+    step = np.linalg.norm(pts[1] - pts[0])
+    for i, (a, b) in enumerate(lattice):
+        if a == 2 and b < 3:
+            pts[i] += (0.2 * step, 0.0)
+    # two stray candidates on the table: reserve seeds 2.5 pitches beside each end
+    middle = pts[:, 1].mean()
+    pts = np.concatenate([pts, [[pts[:, 0].max() + 2.5 * step, middle + 0.5 * step],
+                                [pts[:, 0].min() - 2.5 * step, middle]]])
+    truth = {key: i for i, key in enumerate(lattice)}
+    seed = lattice.index((0, 0))
+    u, v = pts[lattice.index((1, 0))] - pts[seed], pts[lattice.index((0, 1))] - pts[seed]
+    grown = _grow(pts, seed, u, v, 0.3)
+    # the step-by-step growth bends at the off-centre column: columns beyond the gap
+    # get the wrong coordinates
+    assert sum(lattice[i] == key for key, i in grown.items()) < len(lattice)
+    done = _extend(pts, grown, 0.3)
+    # every candidate on its own lattice point (translated as the growth started), none of the strays
+    shift = next(key for key, i in done.items() if i == seed)
+    assert {(a - shift[0], b - shift[1]): i for (a, b), i in done.items()} == truth
+
+
 def test_a_board_the_colour_of_the_table_is_found_from_its_pits() -> None:
     from vision.locate import locate_board
 
