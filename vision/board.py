@@ -327,17 +327,24 @@ def _slipped(table: np.ndarray, cfg: GridConfig) -> tuple[int, int]:
     """(columns, rows) to shift a fitted lattice by, from :func:`line_evidence`: an
     outer line of the lattice without pits (below ``edge_empty`` x the lattice's
     median) while the line beyond the opposite side shows them (at least
-    ``edge_outside`` x) is a lattice one pitch off the pits."""
+    ``edge_outside`` x) is a lattice one pitch off the pits; so is an outer line
+    under ``edge_weak`` x while the line beyond the opposite side is at least
+    ``edge_beyond`` x and ``edge_beyond_ratio`` times it (a fine pattern on the
+    table seen through the lattice view lifts an empty line a little)."""
     inner = float(np.median(table[1:5, 1:9]))
     if inner <= 0:
         return (0, 0)
     col = np.median(table[1:5], axis=0) / inner  # columns -1..8
     row = np.median(table[:, 1:9], axis=1) / inner  # rows -1..4
 
+    def off(outer: float, beyond: float) -> bool:
+        return bool((outer < cfg.edge_empty and beyond >= cfg.edge_outside)
+                    or (outer < cfg.edge_weak and beyond >= cfg.edge_beyond
+                        and beyond >= cfg.edge_beyond_ratio * max(outer, 0.0)))
+
     def pick(line: np.ndarray) -> int:
-        first, last = line[1], line[-2]
-        up = first < cfg.edge_empty and line[-1] >= cfg.edge_outside
-        down = last < cfg.edge_empty and line[0] >= cfg.edge_outside
+        up = off(line[1], line[-1])
+        down = off(line[-2], line[0])
         if up and down:
             return 0
         return 1 if up else -1 if down else 0

@@ -214,6 +214,12 @@ class GridConfig:
     slip_rel: float = 3.0  # ... and >= this x that of the lattice's opposite line
     edge_empty: float = 0.2  # final check: an outer line of the lattice below this x its median rim evidence ...
     edge_outside: float = 0.35  # ... while the line beyond the opposite side reaches this x: one pitch off
+    # ... or an outer line below edge_weak x while the line beyond the opposite side shows pits
+    # (edge_beyond x) and edge_beyond_ratio x as much: a fine pattern on the table (a woven
+    # mat's dots, aliased in the lattice view) lifts the empty line over edge_empty
+    edge_weak: float = 0.35
+    edge_beyond: float = 0.7
+    edge_beyond_ratio: float = 3.0
     reslips: int = 2  # lattice refits after such a shift, at most
     edge_void: float = 0.1  # an outer line still below this x the lattice's median after the shifts -> no board
     column_void: float = 0.15  # two columns whose 2nd-strongest pit is below this x the lattice's median -> no board

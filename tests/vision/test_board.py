@@ -737,3 +737,32 @@ def test_the_first_fit_goes_to_the_best_ranked_of_the_strongest_outlines(monkeyp
         if first_ranked:
             assert len(fitted) == 1  # the board's fit was clearly good: the search ended
     assert len(fitted) > 1  # the strongest outline first: its fit failed, the search went on
+
+
+def _line_table(cols: list[float], rows: list[float] | None = None) -> np.ndarray:
+    """A (6, 10) line-evidence table (rows -1..4, columns -1..8) whose column and row
+    medians over the lattice are ``cols`` and ``rows`` (pits ~1.0)."""
+    rows = rows or [0.05, 1.0, 1.0, 1.0, 1.0, 0.05]
+    return np.minimum.outer(np.array(rows), np.array(cols))
+
+
+def test_a_lattice_one_column_off_is_shifted_back() -> None:
+    from vision.board import _slipped
+
+    cfg = DEFAULT.grid
+    board = [0.05] + [1.0] * 8 + [0.05]
+    assert _slipped(_line_table(board), cfg) == (0, 0)
+    # the lattice's last column on the table, the pits' first column beyond its first
+    off = [1.0] * 8 + [0.1, 0.05]
+    assert _slipped(_line_table(off), cfg) == (-1, 0)
+    # the same on a woven mat whose dots lift the empty column to 0.22 (synth_109_0012
+    # at full size: 1.01 beyond, 0.22 on the table)
+    mat = [1.01, 0.89, 0.93, 1.08, 0.91, 0.91, 1.24, 1.24, 0.22, 0.05]
+    assert _slipped(_line_table(mat), cfg) == (-1, 0)
+    # a hand over the last column: nothing beyond the first column either, no shift
+    hand = [0.2] + [1.0] * 7 + [0.1, 0.05]
+    assert _slipped(_line_table(hand), cfg) == (0, 0)
+    # a weak last column beside pit-like evidence beyond the first, but not three times
+    # as strong: left as it is
+    close = [0.8] + [1.0] * 7 + [0.3, 0.05]
+    assert _slipped(_line_table(close), cfg) == (0, 0)
