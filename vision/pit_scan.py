@@ -230,8 +230,8 @@ def _extend(pts: np.ndarray, coord: dict[tuple[int, int], int], tol: float,
             h = np.vstack([sol.T, [0.0, 0.0, 1.0]])
         if h is None:
             return coord
-        # one more line on each side, up to two lines past the last candidate (a hand
-        # may hide two columns)
+        # one more line on each side, up to three lines past the last candidate (a hand
+        # may hide two columns; the pits beyond them are the third line)
         box_lo = np.maximum(box_lo - 1, keys.min(axis=0).astype(int) - 3)
         box_hi = np.minimum(box_hi + 1, keys.max(axis=0).astype(int) + 3)
         aa, bb = np.meshgrid(np.arange(box_lo[0], box_hi[0] + 1), np.arange(box_lo[1], box_hi[1] + 1),

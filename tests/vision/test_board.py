@@ -766,3 +766,30 @@ def test_a_lattice_one_column_off_is_shifted_back() -> None:
     # as strong: left as it is
     close = [0.8] + [1.0] * 7 + [0.3, 0.05]
     assert _slipped(_line_table(close), cfg) == (0, 0)
+
+
+def test_the_pit_scan_finds_a_tilted_board_with_a_hand_over_two_columns() -> None:
+    import dataclasses
+
+    import cv2
+
+    from vision.pit_scan import pit_lattices
+
+    # a steep view (far edge 0.7 of the near one), turned 20 degrees; a hand covers
+    # columns 3 and 4 of rows 0-2 and reaches 0.45 pitch into columns 2 and 5, so
+    # those rims show only their outer halves (LocateConfig.pit_scan_extend)
+    scene = draw_scene(START_COUNTS, default_corners((960, 540), 20.0, 0.3, 0.7), size=(960, 540), seed=5)
+    img = scene.image.copy()
+    pc = {n: np.array(xy, np.float64) for n, xy in scene.pit_centers.items()}
+    rows = [HOLES[i * 8:(i + 1) * 8] for i in range(4)]
+    for r in range(3):
+        c2, c3, c4, c5 = (pc[rows[r][c]] for c in (2, 3, 4, 5))
+        left, right = c2 + 0.05 * (c3 - c2), c5 - 0.05 * (c5 - c4)
+        down = pc[rows[r + 1][2]] - c2
+        cv2.fillConvexPoly(img, np.array([left - down / 2, right - down / 2, right + down / 2, left + down / 2],
+                                         np.int32), (120, 160, 200))
+    off = dataclasses.replace(DEFAULT.locate, pit_scan_extend=False)
+    assert pit_lattices(img, off) == []  # grown step by step: no window of 16 on one homography
+    lattices = pit_lattices(img)
+    assert lattices, "no lattice found"
+    assert _lattice_error(lattices[0][1], scene) < 6.0
