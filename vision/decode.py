@@ -117,7 +117,10 @@ def decode(
     mode = p.argmax(axis=1)
     alone = occ if faint is None else occ & ~np.asarray(faint, bool)
     covered = alone & (mode == 0) if cfg.covered_empty else np.zeros_like(occ)
-    not_heap = [n for n, o, m in zip(HOLES, occ, mode, strict=True) if o and m < cfg.hand_heap_from]
+    # hidden and read as few seeds: covered by something else than its seeds (a heap
+    # hides its own rim too, but is read as many)
+    hidden = occ & (mode < cfg.hand_heap_from)
+    hidden_names = [n for n, h in zip(HOLES, hidden, strict=True) if h]
     uniform = np.full(cfg.max_count + 1, 1.0 / (cfg.max_count + 1))
     p[occ] = 0.5 * p[occ] + 0.5 * uniform
     logp = np.log(np.maximum(p, 1e-12))
@@ -139,13 +142,11 @@ def decode(
     if free_ll - ll > _TOTAL_DROP_NATS or (expected_total is None and not allowed[min(int(counts.sum()), cfg.total_max)]):
         status.append(f"total_implausible:{implied}")
     conf = p[np.arange(len(HOLES)), counts]
-    hidden = occ & (mode < cfg.hand_heap_from)  # covered by something else than its seeds
     conf[hidden] = 0.0
-    occ_names = [n for n, o in zip(HOLES, hidden, strict=True) if o]
-    if _largest_cluster(not_heap) >= cfg.hand_min_pits or covered.any():
+    if _largest_cluster(hidden_names) >= cfg.hand_min_pits or covered.any():
         status.append("hand_over_board")
-    if occ_names:
-        status.append("occluded_pits:" + ",".join(occ_names))
+    if hidden_names:
+        status.append("occluded_pits:" + ",".join(hidden_names))
     unsure = [n for n, c, o in zip(HOLES, conf, hidden, strict=True) if c < cfg.uncertain_below and not o]
     if unsure:
         status.append("uncertain_pits:" + ",".join(unsure))
