@@ -309,6 +309,39 @@ def flat_counts(crops: Sequence[np.ndarray], look: SeedLook | None = None) -> li
     return [PitCount(0, flat, 1.0 / N_COUNTS) for _ in crops]
 
 
+def unlike_empty(crops: Sequence[np.ndarray], candidates: np.ndarray, sure: np.ndarray,
+                 z_min: float, min_sure: int = 3) -> np.ndarray:
+    """Which ``candidates`` (bools, one per crop) look unlike the board's ``sure`` empty pits.
+
+    The template is the median of the sure empty pits' crops (Lab, ``TEMPLATE`` px, over
+    the pit); a crop's difference is its mean Lab distance to it (L1 over L, a, b), and
+    its score that difference over the 90th percentile of the sure pits' own. A pit read
+    as empty whose rim shows weakly is either an empty pit with a soft rim (it looks
+    like the others: scores under 1.7 on 442 renders) or something over the pit, a hand,
+    a sleeve (half of them score over 4.7). Returns bools, True where a candidate scores
+    over ``z_min``; all False when fewer than ``min_sure`` pits are sure (nothing to
+    compare with) or no pit is a candidate.
+    """
+    cand = np.asarray(candidates, bool)
+    ref = np.asarray(sure, bool)
+    out = np.zeros(len(crops), bool)
+    if len(cand) != len(crops) or len(ref) != len(crops):
+        raise ValueError(f"unlike_empty: {len(crops)} crops, {len(cand)} candidates, {len(ref)} sure")
+    if not cand.any() or np.count_nonzero(ref) < max(min_sure, 1):
+        return out
+    idx = np.flatnonzero(cand | ref)
+    smalls = {int(i): small_lab(prepare(_square(_check_crop(crops[i]))))[PIT_MASK_T] for i in idx}
+    template = np.median(np.stack([smalls[int(i)] for i in np.flatnonzero(ref)]), axis=0)
+
+    def diff(i: int) -> float:
+        return float(np.abs(smalls[i] - template).sum(axis=1).mean())
+
+    scale = max(float(np.percentile([diff(int(i)) for i in np.flatnonzero(ref)], 90)), 1e-3)
+    for i in np.flatnonzero(cand):
+        out[i] = diff(int(i)) / scale > z_min
+    return out
+
+
 def interval(probabilities: np.ndarray, mass: float = 0.9) -> tuple[int, int]:
     """Shortest run of counts [lo, hi] around the mode holding at least ``mass`` of the probability."""
     p = np.asarray(probabilities, np.float64)

@@ -97,6 +97,24 @@ def _default_counter(crops: Sequence[np.ndarray], look: Any, views: int,
     return count_pits(crops, look, each, recheck)
 
 
+def _covered(crops: Sequence[np.ndarray], probs: np.ndarray, grid: PitGrid, hidden: np.ndarray,
+             cfg: VisionConfig) -> np.ndarray:
+    """Pits read as empty, with a weak rim, that look unlike the board's surely empty pits
+    (``DecodeConfig.unlike_empty``; :func:`vision.count.unlike_empty`): something covers
+    them. ``hidden``: the pits already known to be hidden (not looked at again)."""
+    dc = cfg.decode
+    none = np.zeros(len(HOLES), bool)
+    if dc.unlike_empty <= 0 or grid.evidence is None or len(crops) != len(HOLES):
+        return none
+    from vision.count import unlike_empty
+
+    ev = np.asarray(grid.evidence, np.float64).ravel()
+    empty = probs.argmax(axis=1) == 0
+    sure = empty & (probs[:, 0] >= dc.unlike_sure) & (ev >= dc.unlike_sure_evidence)
+    candidates = empty & (ev < dc.unlike_evidence) & ~hidden
+    return unlike_empty(crops, candidates, sure, dc.unlike_empty, dc.unlike_min_sure)
+
+
 def _seed_look(profile: BoardProfile | None) -> Any:
     if profile is None or profile.seed_look is None:
         return None
@@ -200,7 +218,11 @@ def recognize(
     probs = np.array([np.asarray(r.probabilities, np.float64) for r in results])
     lap("count")
     hidden, faint = occluded_cells(grid, cfg.grid)  # (4, 8): row-major is HOLES order
-    dec = decode(probs, hidden.ravel(), expected_total, cfg.decode, faint=faint.ravel())
+    # pits covered by something that is no seed but whose rim still shows a little: occluded
+    # and, like the pits known only by a faint rim, a hand only with a neighbour hidden too
+    covered = _covered(crops, probs, grid, hidden.ravel(), cfg)
+    dec = decode(probs, hidden.ravel() | covered, expected_total, cfg.decode,
+                 faint=faint.ravel() | covered)
     centres_img = to_image(grid.centres.reshape(-1, 2), hmat).reshape(grid.centres.shape)
     lap("decode")
     return Recognition(

@@ -9,7 +9,15 @@ import numpy as np
 import pytest
 from drawn_pit import drawn_pit
 
-from vision.count import PitCount, SeedLook, count_pit, count_pits, fit_seed_look, interval
+from vision.count import (
+    PitCount,
+    SeedLook,
+    count_pit,
+    count_pits,
+    fit_seed_look,
+    interval,
+    unlike_empty,
+)
 
 
 def heap_pit(count: int, rng_seed: int = 0) -> np.ndarray:
@@ -261,3 +269,33 @@ def test_broad_heaps_are_wide() -> None:
         lo, hi = interval(count_pit(heap_pit(32, rng_seed=10 + k), views=8, broad=True).probabilities)
         inside += lo <= 32 <= hi
     assert inside >= 4
+
+
+def _covered_pit(rng_seed: int, skin_bgr=(120, 160, 205)) -> np.ndarray:
+    """An empty drawn pit with a finger-like blob over most of it (a hand, not seeds)."""
+    img = drawn_pit(0, rng_seed=rng_seed, camera=False)
+    cv2.ellipse(img, (40, 52), (46, 20), 30, 0, 360, skin_bgr, -1, cv2.LINE_AA)
+    cv2.ellipse(img, (44, 48), (30, 9), 30, 0, 360, tuple(int(v * 1.15) for v in skin_bgr), -1,
+                cv2.LINE_AA)
+    return cv2.GaussianBlur(img, (0, 0), 0.8)
+
+
+def test_unlike_empty_finds_a_covered_pit_not_a_soft_empty_one() -> None:
+    empties = [drawn_pit(0, rng_seed=s) for s in range(6)]
+    soft = cv2.GaussianBlur(drawn_pit(0, rng_seed=9), (0, 0), 2.0)  # an empty pit, rim blurred
+    crops = empties + [soft, _covered_pit(3)]
+    sure = np.array([True] * 6 + [False, False])
+    candidates = np.array([False] * 6 + [True, True])
+    out = unlike_empty(crops, candidates, sure, z_min=2.5)
+    assert out.tolist() == [False] * 7 + [True]
+
+
+def test_unlike_empty_needs_enough_sure_pits_and_matching_lengths() -> None:
+    crops = [drawn_pit(0, rng_seed=1), drawn_pit(0, rng_seed=2), _covered_pit(3)]
+    cand = np.array([False, False, True])
+    # two sure pits are too few to say what this board's empty pits look like
+    assert not unlike_empty(crops, cand, np.array([True, True, False]), 2.5, min_sure=3).any()
+    assert unlike_empty(crops, cand, np.array([True, True, False]), 2.5, min_sure=2).tolist() == \
+        [False, False, True]
+    with pytest.raises(ValueError, match="unlike_empty"):
+        unlike_empty(crops, cand[:2], np.array([True, True, False]), 2.5)
