@@ -330,7 +330,7 @@ def unlike_empty(crops: Sequence[np.ndarray], candidates: np.ndarray, sure: np.n
     if not cand.any() or np.count_nonzero(ref) < max(min_sure, 1):
         return out
     idx = np.flatnonzero(cand | ref)
-    smalls = {int(i): small_lab(prepare(_square(_check_crop(crops[i]))))[PIT_MASK_T] for i in idx}
+    smalls = {int(i): small_lab(prepare(_square(_check_crop(crops[int(i)]))))[PIT_MASK_T] for i in idx}
     template = np.median(np.stack([smalls[int(i)] for i in np.flatnonzero(ref)]), axis=0)
 
     def diff(i: int) -> float:
