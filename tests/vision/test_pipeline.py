@@ -249,3 +249,37 @@ def test_warm_up_runs_every_stage_once_and_leaves_readings_unchanged() -> None:
     after = recognize(scene.image, south="bottom")
     assert after.position == before.position
     assert after.board_corners_px == before.board_corners_px
+
+
+def test_a_weak_rimmed_empty_pit_unlike_the_others_is_occluded() -> None:
+    """DecodeConfig.unlike_empty: of two pits read as empty with weak rims, the one that
+    looks like the board's other empty pits stays readable, the covered one is occluded."""
+    from dataclasses import replace
+
+    from vision.config import DEFAULT
+    from vision.grid import PitGrid
+    from vision.pipeline import _covered
+
+    scene = draw_scene(dict.fromkeys(HOLES, 0), default_corners((640, 360), 0, 0.0, 0.75), seed=3)
+    size = 96
+    crops = []
+    for n in HOLES:
+        x, y = scene.pit_centers[n]
+        x0, y0 = int(x) - size // 2, int(y) - size // 2
+        crops.append(cv2.resize(scene.image[y0:y0 + size, x0:x0 + size], (96, 96)))
+    covered = crops[3].copy()
+    cv2.ellipse(covered, (40, 50), (46, 20), 30, 0, 360, (120, 160, 205), -1, cv2.LINE_AA)
+    crops[3] = covered
+    probs = np.zeros((32, 41))
+    probs[:, 0] = 0.99
+    probs[:, 1] = 0.01
+    evidence = np.ones((4, 8))
+    evidence[0, 3] = evidence[0, 5] = 0.2  # b5 (covered) and b3 (an empty pit): weak rims
+    grid = PitGrid(centres=np.zeros((4, 8, 2)), pitch=(40.0, 40.0), rim=np.ones((4, 8)), score=2.0,
+                   radius=(14.0, 14.0), anisotropy=1.0, inliers=32, evidence=evidence)
+    out = _covered(crops, probs, grid, np.zeros(32, bool), DEFAULT)
+    assert [HOLES[i] for i in np.flatnonzero(out)] == [HOLES[3]]
+    # already hidden pits are not looked at again, and 0 turns the test off
+    assert not _covered(crops, probs, grid, np.eye(32, dtype=bool)[3], DEFAULT).any()
+    off = replace(DEFAULT, decode=replace(DEFAULT.decode, unlike_empty=0.0))
+    assert not _covered(crops, probs, grid, np.zeros(32, bool), off).any()
