@@ -39,3 +39,12 @@ def drawn_pit(count: int, seed_px: int = 14, size: int = 96, rng_seed: int = 0,
         blurred = cv2.GaussianBlur(img, (0, 0), 0.8 * size / 96).astype(np.float32)
         img = np.clip(blurred + rng.normal(0, 4.0, img.shape), 0, 255).astype(np.uint8)
     return img
+
+
+def finger_over(img: np.ndarray, skin_bgr=(120, 160, 205)) -> np.ndarray:
+    """``img`` (a 96-px pit crop) with a finger-like blob drawn over most of the pit:
+    something that is not seeds covering it (a hand). Draws in place and returns it."""
+    cv2.ellipse(img, (40, 52), (46, 20), 30, 0, 360, skin_bgr, -1, cv2.LINE_AA)
+    cv2.ellipse(img, (44, 48), (30, 9), 30, 0, 360, tuple(int(v * 1.15) for v in skin_bgr), -1,
+                cv2.LINE_AA)
+    return img

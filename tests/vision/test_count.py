@@ -7,7 +7,7 @@ import json
 import cv2
 import numpy as np
 import pytest
-from drawn_pit import drawn_pit
+from drawn_pit import drawn_pit, finger_over
 
 from vision.count import (
     PitCount,
@@ -271,13 +271,9 @@ def test_broad_heaps_are_wide() -> None:
     assert inside >= 4
 
 
-def _covered_pit(rng_seed: int, skin_bgr=(120, 160, 205)) -> np.ndarray:
+def _covered_pit(rng_seed: int) -> np.ndarray:
     """An empty drawn pit with a finger-like blob over most of it (a hand, not seeds)."""
-    img = drawn_pit(0, rng_seed=rng_seed, camera=False)
-    cv2.ellipse(img, (40, 52), (46, 20), 30, 0, 360, skin_bgr, -1, cv2.LINE_AA)
-    cv2.ellipse(img, (44, 48), (30, 9), 30, 0, 360, tuple(int(v * 1.15) for v in skin_bgr), -1,
-                cv2.LINE_AA)
-    return cv2.GaussianBlur(img, (0, 0), 0.8)
+    return cv2.GaussianBlur(finger_over(drawn_pit(0, rng_seed=rng_seed, camera=False)), (0, 0), 0.8)
 
 
 def test_unlike_empty_finds_a_covered_pit_not_a_soft_empty_one() -> None:

@@ -20,6 +20,7 @@ from drawn import (
     draw_scene,
     occlude,
 )
+from drawn_pit import finger_over
 
 from vision.errors import BoardNotFound, ImageUnreadable
 from vision.holes import HOLE_CELL, HOLES, START_COUNTS, flatten
@@ -267,9 +268,7 @@ def test_a_weak_rimmed_empty_pit_unlike_the_others_is_occluded() -> None:
         x, y = scene.pit_centers[n]
         x0, y0 = int(x) - size // 2, int(y) - size // 2
         crops.append(cv2.resize(scene.image[y0:y0 + size, x0:x0 + size], (96, 96)))
-    covered = crops[3].copy()
-    cv2.ellipse(covered, (40, 50), (46, 20), 30, 0, 360, (120, 160, 205), -1, cv2.LINE_AA)
-    crops[3] = covered
+    crops[3] = finger_over(crops[3].copy())
     probs = np.zeros((32, 41))
     probs[:, 0] = 0.99
     probs[:, 1] = 0.01
