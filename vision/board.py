@@ -369,18 +369,69 @@ def _outer_line_void(table: np.ndarray, cfg: GridConfig) -> bool:
     """Whether an outer line of the lattice (from :func:`line_evidence`) shows no
     pits at all (median below ``edge_void`` x the lattice's): left after the shifts,
     such a lattice is one pitch off with the pits beyond it hidden (a hand), or has
-    a line on the margin; either way its pits cannot be trusted. Likewise two
-    columns whose second-strongest pit is below ``column_void``."""
+    a line on the margin; either way its pits cannot be trusted."""
     inner = float(np.median(table[1:5, 1:9]))
     if inner <= 0:
         return False
     col = np.median(table[1:5], axis=0) / inner
     row = np.median(table[:, 1:9], axis=1) / inner
-    # and every column but one must show two pits or more (a lattice of the wrong
-    # column pitch puts whole columns between the pits; a hand hides a few pits)
+    return bool(min(col[1], col[-2], row[1], row[-2]) < cfg.edge_void)
+
+
+def void_columns(table: np.ndarray, cfg: GridConfig) -> np.ndarray:
+    """The lattice columns (0..7) whose second-strongest pit (from
+    :func:`line_evidence`) is below ``column_void`` x the lattice's median. Every
+    column but one must show two pits or more: a lattice of the wrong column pitch
+    puts whole columns between the pits, unless an arm lies over the board
+    (:func:`covered_columns`)."""
+    inner = float(np.median(table[1:5, 1:9]))
+    if inner <= 0:
+        return np.zeros(0, int)
     shown = np.sort(table[1:5, 1:9], axis=0)[-2] / inner
-    return bool(min(col[1], col[-2], row[1], row[-2]) < cfg.edge_void
-                or np.sort(shown)[1] < cfg.column_void)
+    return np.flatnonzero(shown < cfg.column_void)
+
+
+def covered_columns(view: np.ndarray, points: np.ndarray, between: np.ndarray, pitch: float,
+                    cols: np.ndarray, cfg: GridConfig) -> bool:
+    """Whether the void columns ``cols`` of a lattice are hidden under something lying
+    over the board (an arm, a sleeve) rather than being wood between pits: at most
+    ``covered_columns_max`` neighbouring inner columns (an arm is one piece; a
+    lattice of the wrong pitch leaves columns apart, and one pitch off, an outer
+    line), each looking unlike the board's surface. ``view``: the lattice view
+    (BGR), ``points``: its 32 lattice points (px, row by row), ``between``: the 21
+    points on the surface between four pits (3 rows x 7, row by row). A column's
+    unlikeness is the median, over its four cells, of the L1 Lab distance of a
+    cell's mean (a square of 0.6 pitch) from the median of the surface points not
+    beside a void column, in units of those points' own 75th percentile distance;
+    each must reach ``covered_unlike``.
+
+    On the render sets, an arm over two columns scored 2.4-3.0; neighbouring void
+    columns of lattices laid on bare tables scored at most 0.95."""
+    cols = np.sort(np.asarray(cols, int))
+    if (len(cols) > cfg.covered_columns_max or cols.min() <= 0 or cols.max() >= 7
+            or np.any(np.diff(cols) != 1)):
+        return False
+    lab = cv2.cvtColor(view.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    r = max(1, int(round(0.3 * pitch)))
+
+    def mean_at(pt: np.ndarray) -> np.ndarray:
+        x, y = int(round(pt[0])), int(round(pt[1]))
+        patch = lab[max(y - r, 0):y + r + 1, max(x - r, 0):x + r + 1]
+        return patch.reshape(-1, 3).mean(axis=0) if patch.size else np.full(3, np.nan)
+
+    # the surface away from the void columns (an arm covers the wood beside them too)
+    gaps = np.array([j for j in range(7) if j not in cols and j + 1 not in cols])
+    surface = np.array([mean_at(q) for q in np.asarray(between, float).reshape(3, 7, 2)[:, gaps].reshape(-1, 2)])
+    if np.isnan(surface).any():
+        return False
+    ref = np.median(surface, axis=0)
+    spread = max(float(np.percentile(np.abs(surface - ref).sum(axis=1), 75)), 1.0)
+    cells = np.asarray(points, float).reshape(4, 8, 2)
+    for c in cols:
+        far = [float(np.abs(mean_at(q) - ref).sum()) / spread for q in cells[:, c]]
+        if not float(np.median(far)) >= cfg.covered_unlike:  # (NaN: a cell off the view)
+            return False
+    return True
 
 
 def refine_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: GridConfig = DEFAULT.grid,
@@ -699,6 +750,9 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
         score = 0.0  # tiles or a pattern going on beyond the lattice: no board
     if _outer_line_void(table, gc):
         score = 0.0  # a lattice line on the margin: one pitch off, or astride a hand
+    void = void_columns(table, gc)
+    if len(void) >= 2 and not covered_columns(lview, nominal, between, p, void, gc):
+        score = 0.0  # whole columns between the pits: the wrong column pitch
     in_image = to_image(centres.reshape(-1, 2), m)
     if not np.all((in_image >= 0) & (in_image <= (image.shape[1] - 1, image.shape[0] - 1))):
         score = 0.0  # pits outside the image cannot be read (and a pattern running off it has no end)

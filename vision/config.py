@@ -222,7 +222,11 @@ class GridConfig:
     edge_beyond_ratio: float = 3.0
     reslips: int = 2  # lattice refits after such a shift, at most
     edge_void: float = 0.1  # an outer line still below this x the lattice's median after the shifts -> no board
-    column_void: float = 0.15  # two columns whose 2nd-strongest pit is below this x the lattice's median -> no board
+    column_void: float = 0.15  # two columns whose 2nd-strongest pit is below this x the lattice's median -> no board ...
+    # ... unless they are neighbours, at most this many, inside the lattice, and each looks
+    # unlike the board's surface by this much (an arm over the board: vision.board.covered_columns)
+    covered_columns_max: int = 3
+    covered_unlike: float = 2.0
     continues_beyond: float = 0.4  # lines beyond 2+ sides with this x the lattice's rim evidence: tiles, no board
     gap_steps: tuple[float, ...] = tuple(0.03 * i for i in range(21))  # middle gap / row pitch tried
     surface_gap_frac: float = 0.12  # surface edges searched from this / pitch beyond the pits' rims
