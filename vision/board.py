@@ -405,8 +405,9 @@ def covered_columns(view: np.ndarray, points: np.ndarray, between: np.ndarray, p
     beside a void column, in units of those points' own 75th percentile distance;
     each must reach ``covered_unlike``.
 
-    On the render sets, an arm over two columns scored 2.4-3.0; neighbouring void
-    columns of lattices laid on bare tables scored at most 0.95."""
+    On about 1000 renders, the two arms over two columns that hid a board scored
+    2.1-5.7 in each column; on 65 bare tables, lattices with neighbouring void
+    columns scored at most 0.86 in their weaker column (1.96 in a stronger one)."""
     cols = np.sort(np.asarray(cols, int))
     if (len(cols) > cfg.covered_columns_max or cols.min() <= 0 or cols.max() >= 7
             or np.any(np.diff(cols) != 1)):
