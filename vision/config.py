@@ -110,7 +110,8 @@ class LocateConfig:
     # top face from that fit's corners (the comb, restarts and nominal start of an
     # outline's fit), for the first this many lattices: a board whose outline merges with
     # the table and a hand gave a scan lattice a few px off scoring 0.09, and 1.29 so
-    # refitted (synth_97_0022); 0: off
+    # refitted (synth_97_0022); 0: off. Not once an earlier lattice fits at pit_scan_early
+    # or better (its fit ends the search; the refit would cost 150-350 ms)
     pit_scan_refit: int = 2
     # a pit-scan fit whose playing surface is stretched more unevenly than this at its
     # centre (vision.rectify.squash: about the cosine of the camera's tilt from straight

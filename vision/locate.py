@@ -566,8 +566,10 @@ def _pit_scanned(image: np.ndarray, cfg: VisionConfig, blobs: bool = False) -> B
     lattices = pit_lattices(image, cfg.locate, cfg.grid.gradient_log_offset, blobs=blobs)
     for k, (_, hlat) in enumerate(lattices):
         fit = fit_from_lattice(image, hlat, 0.0, cfg)
-        if fit.grid.score < cfg.locate.pit_scan_min_score and k < cfg.locate.pit_scan_refit:
+        clear = best is not None and 0 < cfg.locate.pit_scan_early <= best.grid.score
+        if fit.grid.score < cfg.locate.pit_scan_min_score and k < cfg.locate.pit_scan_refit and not clear:
             # near the pits but not settled on them: fitted again as an outline would be
+            # (150-350 ms; not once an earlier lattice's fit is clear enough to end the search)
             again = fit_top_face(image, fit.corners, fit.aspect, cfg)
             if again.grid.score > fit.grid.score:
                 fit = again

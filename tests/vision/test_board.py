@@ -569,20 +569,54 @@ def test_a_weak_pit_scan_lattice_is_fitted_again_as_a_top_face(monkeypatch: pyte
         return SimpleNamespace(grid=SimpleNamespace(score=0.1), corners=corners, aspect=3.0)
 
     def strong(image, quad, aspect, cfg, **kw):  # noqa: ANN001, ANN003, ANN202
-        refits.append(quad)
-        return SimpleNamespace(grid=SimpleNamespace(score=1.3), corners=quad, aspect=aspect)
+        refits.append(quad)  # (under pit_scan_early: the next weak lattice is refitted too)
+        return SimpleNamespace(grid=SimpleNamespace(score=0.8), corners=quad, aspect=aspect)
 
     monkeypatch.setattr(vision.board, "fit_from_lattice", weak)
     monkeypatch.setattr(vision.board, "fit_top_face", strong)
     monkeypatch.setattr(vision.pit_scan, "pit_lattices", lambda *a, **k: [(30, np.eye(3)), (28, np.eye(3))])
     image = np.zeros((400, 640, 3), np.uint8)
     found = _pit_scanned(image, DEFAULT)
-    assert found is not None and found.score == pytest.approx(1.3) and found.method == "pit_scan"
+    assert found is not None and found.score == pytest.approx(0.8) and found.method == "pit_scan"
     assert len(refits) == DEFAULT.locate.pit_scan_refit == 2
     assert np.array_equal(refits[0], corners)
     refits.clear()
     off = dataclasses.replace(DEFAULT, locate=dataclasses.replace(DEFAULT.locate, pit_scan_refit=0))
     assert _pit_scanned(image, off) is None and refits == []
+
+
+def test_a_weak_scan_lattice_is_not_refitted_once_an_earlier_one_fits_clearly(monkeypatch) -> None:  # noqa: ANN001
+    # the refit costs 150-350 ms; a fit at pit_scan_early or better ends the search anyway
+    from types import SimpleNamespace
+
+    import vision.board
+    import vision.pit_scan
+    from vision.locate import _pit_scanned
+
+    corners = np.array([[100, 100], [500, 100], [500, 250], [100, 250]], np.float64)
+    scores = iter([])
+    refits: list = []
+
+    def first_fits(image, hlat, gap, cfg, lap=None):  # noqa: ANN001, ANN202
+        return SimpleNamespace(grid=SimpleNamespace(score=next(scores)), corners=corners, aspect=3.0)
+
+    def refit(image, quad, aspect, cfg, **kw):  # noqa: ANN001, ANN003, ANN202
+        refits.append(quad)
+        return SimpleNamespace(grid=SimpleNamespace(score=0.8), corners=quad, aspect=aspect)
+
+    monkeypatch.setattr(vision.board, "fit_from_lattice", first_fits)
+    monkeypatch.setattr(vision.board, "fit_top_face", refit)
+    monkeypatch.setattr(vision.pit_scan, "pit_lattices", lambda *a, **k: [(30, np.eye(3)), (28, np.eye(3))])
+    image = np.zeros((400, 640, 3), np.uint8)
+    early = DEFAULT.locate.pit_scan_early
+    scores = iter([early + 0.2, 0.1])  # a clear first lattice, a weak second one
+    found = _pit_scanned(image, DEFAULT)
+    assert found is not None and found.score == pytest.approx(early + 0.2)
+    assert refits == []
+    scores = iter([early - 0.2, 0.1])  # the first not clear: the weak one is refitted, as before
+    found = _pit_scanned(image, DEFAULT)
+    assert found is not None and found.score == pytest.approx(early - 0.2)
+    assert len(refits) == 1
 
 
 def test_squash_tells_a_tilted_board_from_a_lattice_along_the_diagonals() -> None:
