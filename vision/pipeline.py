@@ -257,12 +257,13 @@ def warm_up(cfg: VisionConfig = DEFAULT) -> float:
         _pool()
     # once through every stage on a drawn board: the network is loaded and run at the
     # pipeline's batch sizes, and the first calls' allocations and lazy imports are made
-    recognize(_practice_board(), cfg=cfg, on_missing="status")
+    board = _practice_board()
+    recognize(board, cfg=cfg, on_missing="status")
     # the float Lab conversion of vision.features.prepare (the pits unlike the board's
     # empty ones; a calibrated seed look) builds its tables on first use: ~60-120 ms
     from vision.features import prepare
 
-    prepare(_practice_board()[:96, :96])
+    prepare(board[:96, :96])
     return round(1000 * (time.perf_counter() - t0), 1)
 
 
