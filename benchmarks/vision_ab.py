@@ -10,7 +10,8 @@ hits both alike.
 
 prints and writes ``benchmarks/results/vision_ab_NAME.json``: per checkout the
 boards found and the median time over its own found boards, then over the
-boards both found (median, mean, and the median per-image difference).
+boards both found (median, mean, and the median per-image difference); the
+file also keeps each image's two times (``per_image_ms``).
 """
 
 from __future__ import annotations
@@ -31,8 +32,14 @@ import json, sys
 sys.path.insert(0, sys.argv[1])
 import cv2
 cv2.setNumThreads(int(sys.argv[2]))
+import dataclasses
+from vision.config import DEFAULT
 from vision.pipeline import recognize, warm_up
-warm_up()
+cfg = DEFAULT
+if hasattr(DEFAULT.locate, "pit_scan_threads"):  # one thread: no helper thread either
+    cfg = dataclasses.replace(DEFAULT, locate=dataclasses.replace(
+        DEFAULT.locate, pit_scan_threads=min(int(sys.argv[2]), DEFAULT.locate.pit_scan_threads)))
+warm_up(cfg)
 print("ready", flush=True)
 for line in sys.stdin:
     path, south = line.rstrip("\n").rsplit(" ", 1)
@@ -40,7 +47,7 @@ for line in sys.stdin:
     if img is None:
         print(json.dumps(None), flush=True)
         continue
-    r = recognize(img, south, on_missing="status")
+    r = recognize(img, south, cfg=cfg, on_missing="status")
     print(json.dumps(sum(r.timings_ms.values()) if r.position else None), flush=True)
 """
 
@@ -64,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("a", type=Path, help="first checkout (its root folder)")
     ap.add_argument("b", type=Path, help="second checkout")
     ap.add_argument("folders", type=Path, nargs="+", help="folders of labelled renders")
-    ap.add_argument("--threads", type=int, default=1, help="OpenCV and OpenMP threads per worker")
+    ap.add_argument("--threads", type=int, default=1, help="OpenCV and OpenMP threads per worker (at 1 the pit scan's helper thread is off too)")
     ap.add_argument("--name", default="ab", help="results file suffix")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results")
     args = ap.parse_args(argv)
@@ -112,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
             "median_diff_ms_b_minus_a": round(st.median(b - a for a, b in both), 1),
         })
     print(json.dumps(result, indent=1))
+    result["per_image_ms"] = [[p.name, None if a is None else round(a, 1), None if b is None else round(b, 1)]
+                              for (p, _), a, b in zip(images, *times, strict=True)]
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / f"vision_ab_{args.name}.json").write_text(json.dumps(result, indent=1) + "\n")
     return 0

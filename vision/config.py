@@ -88,6 +88,9 @@ class LocateConfig:
     pit_scan_long_side_px: int = 480
     pit_scan_stride: int = 2  # rim evidence every this many px
     pit_scan_radii_px: tuple[int, ...] = (4, 6, 8, 11, 15, 20)  # pit radii tried (at that scale)
+    # the radii's rim evidence shared among this many threads (the locate stage's helper
+    # pool: 2 at most; 1: all on the calling thread). The same values either way
+    pit_scan_threads: int = 2
     pit_scan_min_evidence: float = 1.0  # a pit candidate's rim evidence / mean gradient, at least
     pit_scan_rel_evidence: float = 0.45  # ... and this x the median of the 24 strongest
     pit_scan_max_peaks: int = 200
@@ -101,6 +104,13 @@ class LocateConfig:
     # there, the same 159 boards found, median 156 -> 127 ms (interleaved, one thread)
     pit_scan_early: float = 1.0
     pit_scan_min_score: float = 0.5  # PitGrid.score a pit-scan fit needs (0.75 before log gradients)
+    # a pit-scan fit this good ends the scan: the later (weaker) lattices are not fitted
+    # (~30 ms each). On 212 renders with a scan lattice (the sample singles and games,
+    # seeds 149 and 151), 25 stop sooner; in 5 a later lattice scored a little higher,
+    # with its worst corner as far or farther from the truth (7.0 against 6.1 px, 26.0
+    # / 25.4, 4.9 / 4.8, 2.2 / 2.0, 8.2 / 8.2). A first fit of 1.14 was a row off with
+    # the second lattice right (game_01 frame_018): the bar is above that. 0: all fitted
+    pit_scan_enough: float = 1.5
     # ... and this when its playing surface runs off the image (a camera close over the
     # board: its edges out of the frame, its pits in). Renders cropped to 0.55 pitch
     # round the outer pits (seed 97) were found 36 -> 40 of 40 (fits 1.06-3.0); with the

@@ -584,6 +584,8 @@ def _pit_scanned(image: np.ndarray, cfg: VisionConfig, blobs: bool = False) -> B
             cfg.locate.pit_scan_min_score, cfg.locate.pit_scan_cut_min or np.inf)
         if fit.grid.score >= need and (best is None or fit.grid.score > best.grid.score):
             best = fit
+            if 0 < cfg.locate.pit_scan_enough <= best.grid.score:
+                break  # clear: the later lattices (weaker candidates) are not fitted
     if best is None:
         return None
     return BoardQuad(best.corners, best.grid.score, best.aspect, "pit_scan_blobs" if blobs else "pit_scan", best)

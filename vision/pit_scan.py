@@ -67,7 +67,12 @@ def _rim_maps(image: np.ndarray, cfg: LocateConfig, log_offset: float,
     gx, gy = _gradients(small, log_offset)
     norm = max(float(cv2.magnitude(gx, gy).mean()), 1.0)
     circles = [(float(r), st) for r, st in _steps(cfg)]
-    maps = rim_evidence_grid(gx, gy, circles, sectors=8)
+    workers = None
+    if cfg.pit_scan_threads > 1:
+        from vision.locate import _pool
+
+        workers = _pool()
+    maps = rim_evidence_grid(gx, gy, circles, sectors=8, workers=workers)
     return [(r, st, ev / norm) for (r, st), ev in zip(circles, maps, strict=True)], s
 
 

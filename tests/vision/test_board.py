@@ -289,6 +289,14 @@ def test_rim_evidence_on_a_grid_equals_the_pointwise_evidence() -> None:
     # the drawn pit is the strongest point at its own radius
     ev9 = rim_evidence_grid(gx, gy, [(9.0, 1)])[0]
     assert np.unravel_index(int(np.argmax(ev9)), ev9.shape) == (40, 70)
+    # shared among two threads (LocateConfig.pit_scan_threads): the same arrays, in order
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        shared = rim_evidence_grid(gx, gy, circles, sectors=8, workers=pool)
+    alone = rim_evidence_grid(gx, gy, circles, sectors=8)
+    assert [a.shape for a in shared] == [a.shape for a in alone]
+    assert all(np.array_equal(a, b) for a, b in zip(shared, alone, strict=True))
 
 
 def test_locate_gives_the_same_board_with_and_without_the_helper_thread() -> None:
@@ -617,6 +625,48 @@ def test_a_weak_scan_lattice_is_not_refitted_once_an_earlier_one_fits_clearly(mo
     found = _pit_scanned(image, DEFAULT)
     assert found is not None and found.score == pytest.approx(early - 0.2)
     assert len(refits) == 1
+
+
+def test_a_clear_scan_fit_ends_the_scan_before_the_later_lattices(monkeypatch) -> None:  # noqa: ANN001
+    # LocateConfig.pit_scan_enough: each later lattice costs a fit (~30 ms)
+    import dataclasses
+    from types import SimpleNamespace
+
+    import vision.board
+    import vision.pit_scan
+    from vision.locate import _pit_scanned
+
+    corners = np.array([[100, 100], [500, 100], [500, 250], [100, 250]], np.float64)
+    scores: list[float] = []
+    fitted: list[float] = []
+
+    def fits(image, hlat, gap, cfg, lap=None):  # noqa: ANN001, ANN202
+        fitted.append(scores[len(fitted)])
+        return SimpleNamespace(grid=SimpleNamespace(score=fitted[-1]), corners=corners, aspect=3.0)
+
+    monkeypatch.setattr(vision.board, "fit_from_lattice", fits)
+    monkeypatch.setattr(vision.pit_scan, "pit_lattices",
+                        lambda *a, **k: [(30, np.eye(3)), (28, np.eye(3)), (26, np.eye(3))])
+    image = np.zeros((400, 640, 3), np.uint8)
+    enough = DEFAULT.locate.pit_scan_enough
+    assert enough > DEFAULT.locate.pit_scan_early
+    scores[:] = [enough + 0.1, enough + 1.0, 0.6]
+    found = _pit_scanned(image, DEFAULT)
+    assert found is not None and found.score == pytest.approx(enough + 0.1)
+    assert len(fitted) == 1
+    # a first fit under the bar: the later lattices are fitted and the best is kept
+    fitted.clear()
+    scores[:] = [enough - 0.1, enough + 1.0, 0.6]
+    found = _pit_scanned(image, DEFAULT)
+    assert found is not None and found.score == pytest.approx(enough + 1.0)
+    assert len(fitted) == 2
+    # with the bar off, every lattice is fitted
+    fitted.clear()
+    scores[:] = [enough + 0.1, enough + 1.0, 0.6]
+    off = dataclasses.replace(DEFAULT, locate=dataclasses.replace(DEFAULT.locate, pit_scan_enough=0.0))
+    found = _pit_scanned(image, off)
+    assert found is not None and found.score == pytest.approx(enough + 1.0)
+    assert len(fitted) == 3
 
 
 def test_squash_tells_a_tilted_board_from_a_lattice_along_the_diagonals() -> None:
