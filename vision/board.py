@@ -94,8 +94,8 @@ def rim_evidence_grid(gx: np.ndarray, gy: np.ndarray, circles: list[tuple[float,
     The radial and tangential gradients along each of the 32 directions are two
     linear maps of (gx, gy), so sampling them bilinearly is sampling gx and gy
     there: the two maps are made once per direction pair (t, t + pi) for all
-    circles, and each direction is one remap of a grid instead of the projections
-    of every point's 32 samples. Returns one (ceil(h / step), ceil(w / step))
+    circles, and each direction is one resampling of a grid (``cv2.warpAffine``: a
+    scaled translation) instead of the projections of every point's 32 samples. Returns one (ceil(h / step), ceil(w / step))
     array per circle. ``workers``: the circles are shared with this executor's
     threads, the largest grids first (OpenCV and numpy release the GIL for their
     work here: the second core takes about half of it); the same values.
