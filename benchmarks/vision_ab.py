@@ -32,14 +32,8 @@ import json, sys
 sys.path.insert(0, sys.argv[1])
 import cv2
 cv2.setNumThreads(int(sys.argv[2]))
-import dataclasses
-from vision.config import DEFAULT
 from vision.pipeline import recognize, warm_up
-cfg = DEFAULT
-if hasattr(DEFAULT.locate, "pit_scan_threads"):  # one thread: no helper thread either
-    cfg = dataclasses.replace(DEFAULT, locate=dataclasses.replace(
-        DEFAULT.locate, pit_scan_threads=min(int(sys.argv[2]), DEFAULT.locate.pit_scan_threads)))
-warm_up(cfg)
+warm_up()
 print("ready", flush=True)
 for line in sys.stdin:
     path, south = line.rstrip("\n").rsplit(" ", 1)
@@ -47,7 +41,7 @@ for line in sys.stdin:
     if img is None:
         print(json.dumps(None), flush=True)
         continue
-    r = recognize(img, south, cfg=cfg, on_missing="status")
+    r = recognize(img, south, on_missing="status")
     print(json.dumps(sum(r.timings_ms.values()) if r.position else None), flush=True)
 """
 
@@ -71,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("a", type=Path, help="first checkout (its root folder)")
     ap.add_argument("b", type=Path, help="second checkout")
     ap.add_argument("folders", type=Path, nargs="+", help="folders of labelled renders")
-    ap.add_argument("--threads", type=int, default=1, help="OpenCV and OpenMP threads per worker (at 1 the pit scan's helper thread is off too)")
+    ap.add_argument("--threads", type=int, default=1, help="OpenCV and OpenMP threads per worker")
     ap.add_argument("--name", default="ab", help="results file suffix")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results")
     args = ap.parse_args(argv)

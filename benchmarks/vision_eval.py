@@ -101,11 +101,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.threads < 1:
         ap.error("--threads must be 1 or more")
     cv2.setNumThreads(args.threads)
-    # one thread: the locate stage's speculative work and the pit scan's helper thread
-    # on a second core are off too
+    # one thread: the locate stage's speculative work on a second core is off too
     cfg = dataclasses.replace(DEFAULT, locate=dataclasses.replace(
-        DEFAULT.locate, background=args.background and args.threads > 1,
-        pit_scan_threads=min(args.threads, DEFAULT.locate.pit_scan_threads)))
+        DEFAULT.locate, background=args.background and args.threads > 1))
 
     folder = Path(args.dir)
     labels = sorted(folder.glob("*.json"))

@@ -29,7 +29,6 @@ and the board's aspect. Points are OpenCV ``(x, y)``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import Executor
 from dataclasses import dataclass, replace
 
 import cv2
@@ -86,7 +85,7 @@ def _median_first(a: np.ndarray) -> np.ndarray:
 
 
 def rim_evidence_grid(gx: np.ndarray, gy: np.ndarray, circles: list[tuple[float, int]],
-                      sectors: int = 8, workers: Executor | None = None) -> list[np.ndarray]:
+                      sectors: int = 8) -> list[np.ndarray]:
     """:func:`rim_evidence` of circles centred at every ``step``-th pixel,
     ``(y, x) = (i * step, j * step)``, for each ``(radius, step)`` of ``circles``:
     the same values (up to float rounding), about 3x faster over a whole image.
@@ -95,10 +94,8 @@ def rim_evidence_grid(gx: np.ndarray, gy: np.ndarray, circles: list[tuple[float,
     linear maps of (gx, gy), so sampling them bilinearly is sampling gx and gy
     there: the two maps are made once per direction pair (t, t + pi) for all
     circles, and each direction is one resampling of a grid (``cv2.warpAffine``: a
-    scaled translation) instead of the projections of every point's 32 samples. Returns one (ceil(h / step), ceil(w / step))
-    array per circle. ``workers``: the circles are shared with this executor's
-    threads, the largest grids first (OpenCV and numpy release the GIL for their
-    work here: the second core takes about half of it); the same values.
+    scaled translation) instead of the projections of every point's 32 samples.
+    Returns one (ceil(h / step), ceil(w / step)) array per circle.
     """
     h, w = gx.shape
     n_ang = 32
@@ -108,8 +105,8 @@ def rim_evidence_grid(gx: np.ndarray, gy: np.ndarray, circles: list[tuple[float,
     # the direction t + pi has the same two maps, negated (their absolute values are used)
     maps = [(cv2.addWeighted(gx, float(np.cos(a)), gy, float(np.sin(a)), 0.0),
              cv2.addWeighted(gy, float(np.cos(a)), gx, -float(np.sin(a)), 0.0)) for a in ang[:half]]
-
-    def one(radius: float, step: int) -> np.ndarray:
+    out = []
+    for radius, step in circles:
         nx, ny = len(range(0, w, step)), len(range(0, h, step))
         acc = np.zeros((max(sectors, 1), ny, nx), np.float32)
         for k, a in enumerate(ang):
@@ -123,14 +120,8 @@ def rim_evidence_grid(gx: np.ndarray, gy: np.ndarray, circles: list[tuple[float,
             acc[k // per if sectors > 0 else 0] += (np.abs(cv2.warpAffine(rad_map, m, (nx, ny), flags=flags))
                                                     - np.abs(cv2.warpAffine(tan_map, m, (nx, ny), flags=flags)))
         acc /= per
-        return _median_first(acc) if sectors > 0 else acc[0]
-
-    if workers is None or len(circles) < 2:
-        return [one(r, st) for r, st in circles]
-    # the largest grids first, so that the two threads end at about the same time
-    order = sorted(range(len(circles)), key=lambda i: -len(range(0, w, circles[i][1])) * len(range(0, h, circles[i][1])))
-    futures = {i: workers.submit(one, *circles[i]) for i in order}
-    return [futures[i].result() for i in range(len(circles))]
+        out.append(_median_first(acc) if sectors > 0 else acc[0])
+    return out
 
 
 def _lattice_rows(gap: float) -> np.ndarray:

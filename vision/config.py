@@ -88,9 +88,6 @@ class LocateConfig:
     pit_scan_long_side_px: int = 480
     pit_scan_stride: int = 2  # rim evidence every this many px
     pit_scan_radii_px: tuple[int, ...] = (4, 6, 8, 11, 15, 20)  # pit radii tried (at that scale)
-    # the radii's rim evidence shared among this many threads (the locate stage's helper
-    # pool: 2 at most; 1: all on the calling thread). The same values either way
-    pit_scan_threads: int = 2
     pit_scan_min_evidence: float = 1.0  # a pit candidate's rim evidence / mean gradient, at least
     pit_scan_rel_evidence: float = 0.45  # ... and this x the median of the 24 strongest
     pit_scan_max_peaks: int = 200

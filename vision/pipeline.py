@@ -253,7 +253,7 @@ def warm_up(cfg: VisionConfig = DEFAULT) -> float:
     t0 = time.perf_counter()
     from vision.locate import _pool
 
-    if cfg.locate.background or cfg.locate.pit_scan_threads > 1:
+    if cfg.locate.background:
         _pool()
     # once through every stage on a drawn board: the network is loaded and run at the
     # pipeline's batch sizes, and the first calls' allocations and lazy imports are made

@@ -67,12 +67,7 @@ def _rim_maps(image: np.ndarray, cfg: LocateConfig, log_offset: float,
     gx, gy = _gradients(small, log_offset)
     norm = max(float(cv2.magnitude(gx, gy).mean()), 1.0)
     circles = [(float(r), st) for r, st in _steps(cfg)]
-    workers = None
-    if cfg.pit_scan_threads > 1:
-        from vision.locate import _pool
-
-        workers = _pool()
-    maps = rim_evidence_grid(gx, gy, circles, sectors=8, workers=workers)
+    maps = rim_evidence_grid(gx, gy, circles, sectors=8)
     return [(r, st, ev / norm) for (r, st), ev in zip(circles, maps, strict=True)], s
 
 

@@ -289,14 +289,6 @@ def test_rim_evidence_on_a_grid_equals_the_pointwise_evidence() -> None:
     # the drawn pit is the strongest point at its own radius
     ev9 = rim_evidence_grid(gx, gy, [(9.0, 1)])[0]
     assert np.unravel_index(int(np.argmax(ev9)), ev9.shape) == (40, 70)
-    # shared among two threads (LocateConfig.pit_scan_threads): the same arrays, in order
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        shared = rim_evidence_grid(gx, gy, circles, sectors=8, workers=pool)
-    alone = rim_evidence_grid(gx, gy, circles, sectors=8)
-    assert [a.shape for a in shared] == [a.shape for a in alone]
-    assert all(np.array_equal(a, b) for a, b in zip(shared, alone, strict=True))
 
 
 def test_locate_gives_the_same_board_with_and_without_the_helper_thread() -> None:
