@@ -105,6 +105,7 @@ def rim_evidence_grid(gx: np.ndarray, gy: np.ndarray, circles: list[tuple[float,
     # the direction t + pi has the same two maps, negated (their absolute values are used)
     maps = [(cv2.addWeighted(gx, float(np.cos(a)), gy, float(np.sin(a)), 0.0),
              cv2.addWeighted(gy, float(np.cos(a)), gx, -float(np.sin(a)), 0.0)) for a in ang[:half]]
+    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP  # m maps output (grid) px to input px
     out = []
     for radius, step in circles:
         nx, ny = len(range(0, w, step)), len(range(0, h, step))
@@ -116,7 +117,6 @@ def rim_evidence_grid(gx: np.ndarray, gy: np.ndarray, circles: list[tuple[float,
             m = np.array([[step, 0.0, float(np.float32(radius * np.cos(a)))],
                           [0.0, step, float(np.float32(radius * np.sin(a)))]])
             rad_map, tan_map = maps[k % half]
-            flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
             acc[k // per if sectors > 0 else 0] += (np.abs(cv2.warpAffine(rad_map, m, (nx, ny), flags=flags))
                                                     - np.abs(cv2.warpAffine(tan_map, m, (nx, ny), flags=flags)))
         acc /= per
