@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -148,3 +152,41 @@ def test_bad_geometry_is_refused() -> None:
         BoardGeometry(pit_radius=0.05)
     with pytest.raises(ValueError, match="fill"):
         fit_camera(GEOM, 0, 60, 0, 30, 1.2, 1280, 720)
+
+
+def test_default_parameters_still_reproduce_the_committed_samples() -> None:
+    """The seed options must not change what ``bao render --seed S`` draws by default."""
+    root = Path(__file__).resolve().parents[2] / "sample_images" / "singles"
+    labels = sorted(root.glob("synth_*.json"))[:6]
+    assert labels
+    for path in labels:
+        r = json.loads(path.read_text())["render"]
+        params = sample_params(np.random.default_rng([r["seed"], r["index"]]))
+        assert params["seeds"] == r["seeds"], path.name
+        assert params["geometry"] == r["geometry"], path.name
+
+
+def test_seed_kinds_and_size_are_drawn_from_what_was_asked() -> None:
+    kinds = set()
+    for k in range(40):
+        params = sample_params(np.random.default_rng(k), seed_kinds=["glass_gem", "pebble"],
+                               seed_size=(0.2, 0.25))
+        s = params["seeds"]
+        kinds.add(s["kind"])
+        share = s["diameter"] / (2 * params["geometry"]["pit_radius"])
+        assert 0.2 - 0.01 <= share <= 0.25 + 0.01, (k, share)
+        if s["kind"] == "glass_gem":
+            assert 0.0 <= s["hue_spread"] <= 1.0
+    assert kinds == {"glass_gem", "pebble"}
+
+
+@pytest.mark.parametrize(("kinds", "size", "message"), [
+    (["marble"], None, "unknown seed kind 'marble'"),
+    ([], None, "at least one"),
+    (None, (0.4, 0.3), "LO <= HI"),
+    (None, (0.05, 0.3), "0.1 <= LO"),
+])
+def test_bad_seed_options_are_named(kinds: list[str] | None, size: tuple[float, float] | None,
+                                    message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        sample_params(np.random.default_rng(0), seed_kinds=kinds, seed_size=size)

@@ -59,7 +59,8 @@ class FrameResult:
 
 def _shape_scale(kind: str, rng: np.random.Generator) -> tuple[float, float, float]:
     base = {"komwe": (1.0, 0.96, 0.86), "brown_seed": (1.18, 0.92, 0.72),
-            "pebble": (1.15, 0.95, 0.7), "pale_bean": (1.3, 0.88, 0.5)}[kind]
+            "pebble": (1.15, 0.95, 0.7), "pale_bean": (1.3, 0.88, 0.5),
+            "glass_gem": (1.0, 1.0, 0.5)}[kind]
     j = rng.normal(0, 0.06, 3)
     sx, sy, sz = (round(float(b * (1 + x)), 4) for b, x in zip(base, j, strict=True))
     return (sx, sy, sz)
@@ -139,7 +140,8 @@ def _seed_meshes(bpy: Any, kind: str, rng: np.random.Generator) -> list[Any]:
     """Unit-radius seed shapes: icospheres with low-frequency bumps (more for pebbles)."""
     bm_mod = __import__("bmesh")
     out = []
-    amp = {"pebble": 0.12, "komwe": 0.03, "brown_seed": 0.02, "pale_bean": 0.02}[kind]
+    amp = {"pebble": 0.12, "komwe": 0.03, "brown_seed": 0.02, "pale_bean": 0.02,
+           "glass_gem": 0.01}[kind]
     for v in range(N_VARIANTS):
         me = bpy.data.meshes.new(f"seed{v}")
         bm = bm_mod.new()
@@ -154,6 +156,8 @@ def _seed_meshes(bpy: Any, kind: str, rng: np.random.Generator) -> list[Any]:
         p *= (1 + amp * bumps)[:, None]
         if kind == "pale_bean":  # kidney dent on one side
             p[:, 1] -= 0.12 * np.exp(-((p[:, 0] / 0.35) ** 2)) * (p[:, 1] > 0)
+        if kind == "glass_gem":  # a flat underside: the bottom third pressed flat
+            p[:, 2] = np.maximum(p[:, 2], -0.55)
         me.vertices.foreach_set("co", p.ravel())
         me.polygons.foreach_set("use_smooth", np.ones(len(me.polygons), dtype=bool))
         me.update()
@@ -434,6 +438,8 @@ def _render_frame(
     cyc.denoising_quality = "FAST"
     cyc.max_bounces, cyc.diffuse_bounces, cyc.glossy_bounces = 3, 1, 1
     cyc.transmission_bounces, cyc.transparent_max_bounces = 0, 2
+    if params["seeds"]["kind"] == "glass_gem":  # light must pass through a gem or two
+        cyc.max_bounces, cyc.transmission_bounces, cyc.glossy_bounces = 8, 6, 2
     cyc.caustics_reflective = cyc.caustics_refractive = False
     cyc.seed = int(params["physics_seed"] % 100000)
     cam_p = params["camera"]

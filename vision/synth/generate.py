@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -74,17 +75,20 @@ def label_for_frame(
 
 def render_single(index: int, seed: int, out_dir: Path, samples: int = DEFAULT_SAMPLES,
                   threads: int = 0, name: str | None = None,
-                  scale: int | None = None, heaps: int = 0) -> dict[str, Any]:
+                  scale: int | None = None, heaps: int = 0,
+                  seed_kinds: Sequence[str] | None = None,
+                  seed_size: tuple[float, float] | None = None) -> dict[str, Any]:
     """Render image ``index`` of run ``seed`` into ``out_dir``; returns its label.
 
     ``scale`` (percent) overrides the parameter set's render resolution;
     ``heaps`` > 0 puts that many heaps of 16..30 seeds on the board
-    (:func:`vision.synth.params.sample_counts`)."""
+    (:func:`vision.synth.params.sample_counts`); ``seed_kinds`` and
+    ``seed_size`` are passed to :func:`vision.synth.params.sample_params`."""
     from vision.synth.blender import render_frame
     from vision.synth.post import finish
 
     rng = np.random.default_rng([seed, index])
-    params = sample_params(rng)
+    params = sample_params(rng, seed_kinds=seed_kinds, seed_size=seed_size)
     req = sample_counts(rng, heaps)
     if scale is not None:
         params["sensor"]["render_scale"] = int(scale)

@@ -138,6 +138,8 @@ def seed(name: str, s: dict[str, Any]) -> Any:
     mul.inputs["Factor"].default_value = 1.0
     t.link(base, 0, mul, "A")
     t.links.new(both.outputs[0], mul.inputs["B"])
+    if s["kind"] == "glass_gem":  # clear coloured glass, the hue spread across the set
+        return _glass(t, rnd, s)
     if s["kind"] == "pebble":  # hue shift between pebbles
         hue = t.nodes.new("ShaderNodeHueSaturation")
         t.links.new(rnd.outputs["Fac"], hue.inputs["Hue"])
@@ -158,6 +160,22 @@ def seed(name: str, s: dict[str, Any]) -> Any:
     bump.inputs["Distance"].default_value = 0.0005
     t.link(noise, "Fac", bump, "Height")
     t.link(bump, "Normal", t.bsdf, "Normal")
+    return t.mat
+
+
+def _glass(t: _Tree, rnd: Any, s: dict[str, Any]) -> Any:
+    """Glass gem: transmissive, nearly smooth; each gem's hue turned by ``seed_rand``."""
+    base = t.new("ShaderNodeRGB")
+    base.outputs[0].default_value = linear(s["color"])
+    hue = t.nodes.new("ShaderNodeHueSaturation")
+    h = t.math("MULTIPLY_ADD", rnd, float(s.get("hue_spread", 0.0)), out="Fac")
+    h.inputs[2].default_value = 0.5 - float(s.get("hue_spread", 0.0)) / 2
+    t.link(h, 0, hue, "Hue")
+    t.link(base, 0, hue, "Color")
+    t.link(hue, "Color", t.bsdf, "Base Color")
+    t.bsdf.inputs["Transmission Weight"].default_value = 0.92
+    t.bsdf.inputs["IOR"].default_value = 1.52
+    t.bsdf.inputs["Roughness"].default_value = s["roughness"]
     return t.mat
 
 

@@ -7,6 +7,7 @@ so an image is reproducible from its ``seed``. Colours are sRGB triples 0..1
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -25,6 +26,11 @@ WOODS: dict[str, tuple[tuple[float, float, float], tuple[float, float, float]]] 
     "near_black": ((0.13, 0.10, 0.08), (0.05, 0.04, 0.035)),
 }
 SEED_KINDS = ("komwe", "brown_seed", "pebble", "pale_bean")
+#: kinds drawn only when asked for (``bao render --seed-kinds``): the flat glass
+#: gems of many shop-bought mancala sets, for training the single-pit counter
+EXTRA_SEED_KINDS = ("glass_gem",)
+#: seed diameter as a share of the pit diameter, by default
+SEED_SIZE = (0.27, 0.38)
 TABLES = ("wood_table", "cloth", "concrete", "woven_mat", "painted", "tiles")
 LIGHTS = ("sun", "lamp", "window", "coloured", "overcast")
 CAMERA_SIDES = {"south": -90.0, "east": 0.0, "north": 90.0, "west": 180.0}
@@ -59,9 +65,50 @@ def sample_geometry(rng: np.random.Generator) -> BoardGeometry:
     )
 
 
+def check_seed_options(seed_kinds: Sequence[str] | None,
+                       seed_size: tuple[float, float] | None) -> None:
+    """Raise ``ValueError`` naming a seed kind or size that cannot be rendered."""
+    known = SEED_KINDS + EXTRA_SEED_KINDS
+    if seed_kinds is not None:
+        if not seed_kinds:
+            raise ValueError("seed kinds: give at least one")
+        bad = [k for k in seed_kinds if k not in known]
+        if bad:
+            raise ValueError(f"unknown seed kind {bad[0]!r}; known: {', '.join(known)}")
+    if seed_size is not None:
+        lo, hi = seed_size
+        if not 0.1 <= lo <= hi <= 0.6:
+            raise ValueError(f"seed size must be two shares of the pit diameter with "
+                             f"0.1 <= LO <= HI <= 0.6, got {lo} {hi}")
+
+
+def _seed_colour(kind: str, rng: np.random.Generator) -> list[float]:
+    if kind == "glass_gem":  # a saturated colour (the per-gem hue is varied in the material)
+        h = rng.uniform(0, 1)
+        sat, val = rng.uniform(0.45, 0.9), rng.uniform(0.55, 0.95)
+        i = int(h * 6) % 6
+        f = h * 6 - int(h * 6)
+        p, q, t = val * (1 - sat), val * (1 - sat * f), val * (1 - sat * (1 - f))
+        return [(val, t, p), (q, val, p), (p, val, t), (p, q, val), (t, p, val), (val, p, q)][i]
+    return {
+        "komwe": [rng.uniform(0.42, 0.62)] * 3,
+        "brown_seed": [rng.uniform(0.35, 0.55), rng.uniform(0.18, 0.28), rng.uniform(0.08, 0.14)],
+        "pebble": [rng.uniform(0.45, 0.7), rng.uniform(0.42, 0.62), rng.uniform(0.38, 0.55)],
+        "pale_bean": [rng.uniform(0.85, 0.95), rng.uniform(0.8, 0.9), rng.uniform(0.65, 0.8)],
+    }[kind]
+
+
 def sample_params(rng: np.random.Generator, width: int = 1280, height: int = 720,
-                  hand_prob: float = 0.2) -> dict[str, Any]:
-    """One full random parameter set (everything except the seed counts)."""
+                  hand_prob: float = 0.2, seed_kinds: Sequence[str] | None = None,
+                  seed_size: tuple[float, float] | None = None) -> dict[str, Any]:
+    """One full random parameter set (everything except the seed counts).
+
+    ``seed_kinds`` (any of :data:`SEED_KINDS` and :data:`EXTRA_SEED_KINDS`) are
+    drawn from evenly instead of the default mix of the four Bao kinds, and
+    ``seed_size`` (LO, HI) replaces :data:`SEED_SIZE`. Left as None, the draws
+    are exactly those of earlier versions, so a seed renders the same scene.
+    """
+    check_seed_options(seed_kinds, seed_size)
     geom = sample_geometry(rng)
     wood_name = str(rng.choice(list(WOODS)))
     light_c, dark_c = WOODS[wood_name]
@@ -77,14 +124,12 @@ def sample_params(rng: np.random.Generator, width: int = 1280, height: int = 720
         "pit_darkening": _f(rng.uniform(0.35, 0.75), 2),
         "bump": _f(rng.uniform(0.05, 0.3), 2),
     }
-    kind = str(rng.choice(SEED_KINDS, p=[0.4, 0.2, 0.2, 0.2]))
-    seed_d = 2 * geom.pit_radius * rng.uniform(0.27, 0.38)
-    base = {
-        "komwe": [rng.uniform(0.42, 0.62)] * 3,
-        "brown_seed": [rng.uniform(0.35, 0.55), rng.uniform(0.18, 0.28), rng.uniform(0.08, 0.14)],
-        "pebble": [rng.uniform(0.45, 0.7), rng.uniform(0.42, 0.62), rng.uniform(0.38, 0.55)],
-        "pale_bean": [rng.uniform(0.85, 0.95), rng.uniform(0.8, 0.9), rng.uniform(0.65, 0.8)],
-    }[kind]
+    if seed_kinds is None:
+        kind = str(rng.choice(SEED_KINDS, p=[0.4, 0.2, 0.2, 0.2]))
+    else:
+        kind = str(rng.choice(list(seed_kinds)))
+    seed_d = 2 * geom.pit_radius * rng.uniform(*(seed_size or SEED_SIZE))
+    base = _seed_colour(kind, rng)
     if kind == "komwe":  # grey with a faint green or brown cast
         base = [base[0] * rng.uniform(0.92, 1.0), base[1], base[2] * rng.uniform(0.88, 1.0)]
     seeds = {
@@ -92,9 +137,11 @@ def sample_params(rng: np.random.Generator, width: int = 1280, height: int = 720
         "diameter": _f(seed_d),
         "color": [_f(c, 3) for c in base],
         "color_variation": _f(rng.uniform(0.05, 0.3), 2),
-        "roughness": _f({"komwe": 0.3, "brown_seed": 0.25, "pebble": 0.7, "pale_bean": 0.45}[kind]
-                        * rng.uniform(0.7, 1.3), 2),
+        "roughness": _f({"komwe": 0.3, "brown_seed": 0.25, "pebble": 0.7, "pale_bean": 0.45,
+                         "glass_gem": 0.08}[kind] * rng.uniform(0.7, 1.3), 2),
     }
+    if kind == "glass_gem":  # a set of one colour, or of many (hue spread over the wheel)
+        seeds["hue_spread"] = _f(rng.choice([0.0, rng.uniform(0.1, 0.5), 1.0]), 2)
     table = {
         "kind": str(rng.choice(TABLES)),
         "color": _muted(rng),

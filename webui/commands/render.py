@@ -32,6 +32,13 @@ def register(subparsers: Any) -> None:
     p.add_argument("--scale", type=int, default=None,
                    help="render at this percentage of 1280x720, then scale up (default: "
                         "the parameter set's, 60)")
+    p.add_argument("--seed-kinds", default=None, metavar="KIND,...",
+                   help="draw the seeds from these kinds only, evenly (komwe, brown_seed, "
+                        "pebble, pale_bean, glass_gem; default: the four Bao kinds, "
+                        "komwe twice as often)")
+    p.add_argument("--seed-size", type=float, nargs=2, default=None, metavar=("LO", "HI"),
+                   help="seed diameter as a share of the pit diameter, drawn from LO..HI "
+                        "(default 0.27 0.38)")
     p.set_defaults(func=_render)
 
     g = subparsers.add_parser(
@@ -87,6 +94,15 @@ def _render(args: argparse.Namespace) -> int:
     _scale(args.scale)
     if args.start < 0:
         raise CommandError(f"--start must be >= 0, got {args.start}")
+    kinds = None if args.seed_kinds is None else [
+        k.strip() for k in args.seed_kinds.split(",") if k.strip()]
+    size = None if args.seed_size is None else (args.seed_size[0], args.seed_size[1])
+    from vision.synth.params import check_seed_options
+
+    try:
+        check_seed_options(kinds, size)
+    except ValueError as exc:
+        raise CommandError(f"--seed-kinds/--seed-size: {exc}") from None
     _need_bpy()
     from vision.synth.generate import render_single
 
@@ -94,7 +110,8 @@ def _render(args: argparse.Namespace) -> int:
     progress(0, args.count, started)
     for k in range(args.count):
         label = render_single(args.start + k, args.seed, args.out, samples=args.samples,
-                              threads=args.threads, scale=args.scale, heaps=args.heaps)
+                              threads=args.threads, scale=args.scale, heaps=args.heaps,
+                              seed_kinds=kinds, seed_size=size)
         progress(k + 1, args.count, started, label["image"])
     return 0
 
