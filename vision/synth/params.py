@@ -89,7 +89,7 @@ def _seed_colour(kind: str, rng: np.random.Generator) -> list[float]:
         i = int(h * 6) % 6
         f = h * 6 - int(h * 6)
         p, q, t = val * (1 - sat), val * (1 - sat * f), val * (1 - sat * (1 - f))
-        return [(val, t, p), (q, val, p), (p, val, t), (p, q, val), (t, p, val), (val, p, q)][i]
+        return list([(val, t, p), (q, val, p), (p, val, t), (p, q, val), (t, p, val), (val, p, q)][i])
     return {
         "komwe": [rng.uniform(0.42, 0.62)] * 3,
         "brown_seed": [rng.uniform(0.35, 0.55), rng.uniform(0.18, 0.28), rng.uniform(0.08, 0.14)],
