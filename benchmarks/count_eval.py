@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/count_eval.py [--singles sample_images/singles] [--styles 150]
+    python benchmarks/count_eval.py [--singles sample_images/singles] [--styles 150] [--camera]
                                     [--split odd|even|all] [--views 8] [--networks both|board]
                                     [--out benchmarks/results/count_eval.json]
 
@@ -18,7 +18,10 @@ Two test sets, neither used for training or tuning:
   pipeline does; docs/vision.md; :mod:`vision.count_data`). The sample singles
   0000-0079 are among the networks' training pits (0080-0099 chose their
   epochs): for a fair figure, render a fresh folder (``bao render --count 40
-  --seed S --out DIR``) and pass ``--singles DIR --split all``. Each
+  --seed S --out DIR``) and pass ``--singles DIR --split all``. ``--camera``
+  cuts them from the image as the camera sees them instead (an oblique pit is an
+  ellipse, its seeds seen from the side): the nearest stand-in for a photo of
+  one pit. Each
   image is scored without a look and with the look fitted on that image's own
   pits and true counts (what calibration learns from the start position).
 * **procedural**: fresh styles from ``vision.synth_pits`` with a seed never
@@ -109,12 +112,14 @@ def procedural(n_styles: int, per_style: int, seed: int, read: dict) -> tuple[di
     return score(plain), score(looked)
 
 
-def photoreal(folder: Path, split: str, read: dict) -> tuple[dict, dict, list[dict]]:
+def photoreal(folder: Path, split: str, read: dict,
+              camera: bool = False) -> tuple[dict, dict, list[dict]]:
     """Score every pit of the labelled renders in ``folder`` (without look, and with the
-    look fitted on the same image's pits and their true counts, as calibration would)."""
+    look fitted on the same image's pits and their true counts, as calibration would).
+    ``camera``: the pits cut as the camera sees them, not rectified."""
     plain, looked, worst = [], [], []
     for lp, img, label in labelled_images(folder, split):
-        names, crops, counts = image_pits(img, label)
+        names, crops, counts = image_pits(img, label, camera)
         try:
             look = fit_seed_look(crops, counts)
         except ValueError:
@@ -143,6 +148,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--networks", choices=("both", "board"), default="both",
                     help="both networks (default, as bao count-pit) or the board one alone "
                          "(as bao recognize)")
+    ap.add_argument("--camera", action="store_true",
+                    help="cut the render pits as the camera sees them (like a photo of one "
+                         "pit), not from the rectified top view")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "count_eval.json")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
@@ -153,9 +161,9 @@ def main(argv: list[str] | None = None) -> int:
     result["procedural"] = {"no_look": pr_plain, "with_look": pr_look,
                             "styles": args.styles, "seed": args.seed}
     if args.singles.is_dir():
-        ph_plain, ph_look, worst = photoreal(args.singles, args.split, read)
+        ph_plain, ph_look, worst = photoreal(args.singles, args.split, read, args.camera)
         result["photoreal"] = {"no_look": ph_plain, "with_look_same_image": ph_look,
-                               "split": args.split, "folder": str(args.singles.relative_to(ROOT))
+                               "split": args.split, "camera_crops": args.camera, "folder": str(args.singles.relative_to(ROOT))
                                if args.singles.is_relative_to(ROOT) else str(args.singles),
                                "errors": worst[:40]}
     for name, block in result.items():

@@ -61,6 +61,44 @@ def pit_crops(image: np.ndarray, label: dict) -> dict[str, np.ndarray]:
     return crops
 
 
+def camera_pit_crops(image: np.ndarray, label: dict) -> dict[str, np.ndarray]:
+    """Square CROP x CROP crops of every labelled pit as the camera sees it, not rectified.
+
+    A stand-in for a photo of one pit (what ``bao count-pit`` is given): the square
+    is cut from the image itself around the pit centre, its side the pit's larger
+    extent in the image over FILL, so an obliquely seen pit is an ellipse and its
+    seeds keep their perspective (seen from the side, heaps leaning away)."""
+    corners = np.array(label["corners_px"], np.float32)
+    render = label.get("render") if isinstance(label.get("render"), dict) else {}
+    geom = (render or {}).get("geometry") or {}
+    try:
+        length = 8 * geom["pitch_x"] + 2 * geom["margin_x"]
+        width = 3 * geom["pitch_y"] + geom["middle_gap"] + 2 * geom["margin_y"]
+        radius = geom["pit_radius"]
+    except KeyError:
+        length, width, radius = LENGTH_M, WIDTH_M, PIT_DIAM_M / 2
+    board = np.array([[0, 0], [length, 0], [length, width], [0, width]], np.float32)
+    to_board = cv2.getPerspectiveTransform(corners, board)
+    to_image = np.linalg.inv(to_board)
+    ring = np.stack([np.cos(np.linspace(0, 2 * np.pi, 24, endpoint=False)),
+                     np.sin(np.linspace(0, 2 * np.pi, 24, endpoint=False))], 1) * radius
+    crops = {}
+    for name, (x, y) in label["pit_centers_px"].items():
+        c = to_board @ np.array([x, y, 1.0])
+        pts = np.column_stack([c[0] / c[2] + ring[:, 0], c[1] / c[2] + ring[:, 1],
+                               np.ones(len(ring))]) @ to_image.T
+        pts = pts[:, :2] / pts[:, 2:]
+        side = float(np.max(pts.max(0) - pts.min(0))) / FILL
+        x0, y0 = x - side / 2, y - side / 2
+        if x0 < 0 or y0 < 0 or x0 + side > image.shape[1] or y0 + side > image.shape[0]:
+            continue
+        k = CROP / side
+        m = np.array([[k, 0, -x0 * k], [0, k, -y0 * k]], np.float32)
+        crops[name] = cv2.warpAffine(image, m, (CROP, CROP),
+                                     flags=cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR)
+    return crops
+
+
 def image_label(path: Path) -> dict | None:
     """The label at ``path`` when it is an image's (a JSON object naming an image file
     beside it), else None: a game's ``game.json`` or other JSON in the folder."""
@@ -95,10 +133,12 @@ def labelled_images(folder: Path, split: str = "all") -> Iterator[tuple[Path, np
             yield lp, img, label
 
 
-def image_pits(image: np.ndarray, label: dict) -> tuple[list[str], list[np.ndarray], list[int]]:
-    """Names, crops and true counts of the pits not marked occluded."""
+def image_pits(image: np.ndarray, label: dict,
+               camera: bool = False) -> tuple[list[str], list[np.ndarray], list[int]]:
+    """Names, crops and true counts of the pits not marked occluded (``camera``: cut as
+    :func:`camera_pit_crops` does, else from the rectified top view)."""
     counts = label_counts(label["position"])
-    crops = pit_crops(image, label)
+    crops = camera_pit_crops(image, label) if camera else pit_crops(image, label)
     hidden = set(label.get("occluded_pits") or [])
     names = [n for n in crops if n not in hidden and n in counts and counts[n] <= 40]
     return names, [crops[n] for n in names], [counts[n] for n in names]

@@ -3,7 +3,7 @@
 Subcommands::
 
     python -m vision.train_cnn gen PROC.npz --n 20000 --seed 1        # procedural crops
-    python -m vision.train_cnn photo PHOTO.npz DIR [DIR ...] [--every K]  # cut photoreal pits
+    python -m vision.train_cnn photo PHOTO.npz DIR [DIR ...] [--every K] [--camera]  # cut photoreal pits
     python -m vision.train_cnn pipeline PIPE.npz DIR [DIR ...]           # pits as the board pipeline cuts them
     python -m vision.train_cnn fit --data PROC.npz PHOTO.npz --val VAL.npz --out MODEL.npz
     python -m vision.train_cnn temper MODEL.npz VAL.npz [...]            # temperatures per view count
@@ -87,10 +87,12 @@ def generate(n: int, seed: int, per_style: int = 4) -> dict[str, np.ndarray]:
             "style": np.asarray(sid, np.int64)}
 
 
-def photo(folders: list[Path], every: int = 1, holes: set[str] | None = None) -> dict[str, np.ndarray]:
+def photo(folders: list[Path], every: int = 1, holes: set[str] | None = None,
+          camera: bool = False) -> dict[str, np.ndarray]:
     """Every visible pit of the labelled renders in ``folders`` (one image in ``every``);
     only the pits named in ``holes`` when given (e.g. the square nyumba, to add more of
-    them to the training mix)."""
+    them to the training mix). ``camera``: cut as the camera sees each pit, not from
+    the rectified top view (:func:`vision.count_data.camera_pit_crops`)."""
     from vision.count_data import image_number, image_pits, labelled_images
 
     crops, ys, sid = [], [], []
@@ -98,7 +100,7 @@ def photo(folders: list[Path], every: int = 1, holes: set[str] | None = None) ->
         for k, (lp, img, label) in enumerate(labelled_images(folder)):
             if k % every:
                 continue
-            names, cs, counts = image_pits(img, label)
+            names, cs, counts = image_pits(img, label, camera)
             pick = [i for i, n in enumerate(names) if holes is None or n in holes]
             crops += [_store(cs[i]) for i in pick]
             ys += [counts[i] for i in pick]
@@ -533,6 +535,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--every", type=int, default=1)
     p.add_argument("--holes", default=None,
                    help="only these pits, comma-separated (e.g. A5,a5: the square nyumba)")
+    p.add_argument("--camera", action="store_true",
+                   help="cut each pit as the camera sees it (a photo of one pit), not from "
+                        "the rectified top view")
     pp = sub.add_parser("pipeline", help="pits of labelled renders as the board pipeline cuts them")
     pp.add_argument("out", type=Path)
     pp.add_argument("folders", type=Path, nargs="+")
@@ -579,7 +584,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {args.out}: {len(d['y'])} pits", file=sys.stderr)
     elif args.cmd == "photo":
         d = photo(args.folders, args.every,
-                  set(args.holes.split(",")) if args.holes else None)
+                  set(args.holes.split(",")) if args.holes else None, args.camera)
         np.savez(args.out, **d)  # type: ignore[arg-type]
         print(f"wrote {args.out}: {len(d['y'])} pits", file=sys.stderr)
     else:
