@@ -173,7 +173,7 @@ def _glass(t: _Tree, rnd: Any, s: dict[str, Any]) -> Any:
     t.link(h, 0, hue, "Hue")
     t.link(base, 0, hue, "Color")
     t.link(hue, "Color", t.bsdf, "Base Color")
-    t.bsdf.inputs["Transmission Weight"].default_value = 0.92
+    t.bsdf.inputs["Transmission Weight"].default_value = float(s.get("transmission", 0.92))
     t.bsdf.inputs["IOR"].default_value = 1.52
     t.bsdf.inputs["Roughness"].default_value = s["roughness"]
     return t.mat

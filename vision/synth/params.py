@@ -85,7 +85,8 @@ def check_seed_options(seed_kinds: Sequence[str] | None,
 def _seed_colour(kind: str, rng: np.random.Generator) -> list[float]:
     if kind == "glass_gem":  # a saturated colour (the per-gem hue is varied in the material)
         h = rng.uniform(0, 1)
-        sat, val = rng.uniform(0.45, 0.9), rng.uniform(0.55, 0.95)
+        # light tints: a dark colour passed through a gem or two turns nearly black
+        sat, val = rng.choice([rng.uniform(0.0, 0.15), rng.uniform(0.25, 0.75)]), rng.uniform(0.8, 1.0)
         i = int(h * 6) % 6
         f = h * 6 - int(h * 6)
         p, q, t = val * (1 - sat), val * (1 - sat * f), val * (1 - sat * (1 - f))
@@ -142,6 +143,7 @@ def sample_params(rng: np.random.Generator, width: int = 1280, height: int = 720
     }
     if kind == "glass_gem":  # a set of one colour, or of many (hue spread over the wheel)
         seeds["hue_spread"] = _f(rng.choice([0.0, rng.uniform(0.1, 0.5), 1.0]), 2)
+        seeds["transmission"] = _f(rng.uniform(0.6, 0.95), 2)
     table = {
         "kind": str(rng.choice(TABLES)),
         "color": _muted(rng),
