@@ -83,14 +83,14 @@ def check_seed_options(seed_kinds: Sequence[str] | None,
 
 
 def _seed_colour(kind: str, rng: np.random.Generator) -> list[float]:
-    if kind == "glass_gem":  # a saturated colour (the per-gem hue is varied in the material)
-        h = rng.uniform(0, 1)
-        # light tints: a dark colour passed through a gem or two turns nearly black
+    if kind == "glass_gem":  # a light tint or nearly clear (each gem's hue is turned in
+        h = rng.uniform(0, 1)  # the material): a dark colour seen through a gem is black
         sat, val = rng.choice([rng.uniform(0.0, 0.15), rng.uniform(0.25, 0.75)]), rng.uniform(0.8, 1.0)
         i = int(h * 6) % 6
         f = h * 6 - int(h * 6)
         p, q, t = val * (1 - sat), val * (1 - sat * f), val * (1 - sat * (1 - f))
         return list([(val, t, p), (q, val, p), (p, val, t), (p, q, val), (t, p, val), (val, p, q)][i])
+    # every entry is drawn, whichever kind is picked: the draws of earlier versions
     return {
         "komwe": [rng.uniform(0.42, 0.62)] * 3,
         "brown_seed": [rng.uniform(0.35, 0.55), rng.uniform(0.18, 0.28), rng.uniform(0.08, 0.14)],
