@@ -33,16 +33,22 @@ def label_counts(position: dict) -> dict[str, int]:
     return out
 
 
-def pit_crops(image: np.ndarray, label: dict) -> dict[str, np.ndarray]:
-    """Square CROP x CROP crops of every labelled pit, cut from the rectified top view."""
+def board_size_m(label: dict) -> tuple[float, float, float]:
+    """(length, width, pit diameter) in metres from the label's render geometry, or the
+    nominal board's when the label carries none."""
     render = label.get("render") if isinstance(label.get("render"), dict) else {}
     geom = (render or {}).get("geometry") or {}
     try:
-        length = 8 * geom["pitch_x"] + 2 * geom["margin_x"]
-        width = 3 * geom["pitch_y"] + geom["middle_gap"] + 2 * geom["margin_y"]
-        diam = 2 * geom["pit_radius"]
+        return (8 * geom["pitch_x"] + 2 * geom["margin_x"],
+                3 * geom["pitch_y"] + geom["middle_gap"] + 2 * geom["margin_y"],
+                2 * geom["pit_radius"])
     except KeyError:
-        length, width, diam = LENGTH_M, WIDTH_M, PIT_DIAM_M
+        return LENGTH_M, WIDTH_M, PIT_DIAM_M
+
+
+def pit_crops(image: np.ndarray, label: dict) -> dict[str, np.ndarray]:
+    """Square CROP x CROP crops of every labelled pit, cut from the rectified top view."""
+    length, width, diam = board_size_m(label)
     ppm = CROP * FILL / diam  # canonical pixels per metre
     w, h = int(round(length * ppm)), int(round(width * ppm))
     dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
@@ -69,14 +75,8 @@ def camera_pit_crops(image: np.ndarray, label: dict) -> dict[str, np.ndarray]:
     extent in the image over FILL, so an obliquely seen pit is an ellipse and its
     seeds keep their perspective (seen from the side, heaps leaning away)."""
     corners = np.array(label["corners_px"], np.float32)
-    render = label.get("render") if isinstance(label.get("render"), dict) else {}
-    geom = (render or {}).get("geometry") or {}
-    try:
-        length = 8 * geom["pitch_x"] + 2 * geom["margin_x"]
-        width = 3 * geom["pitch_y"] + geom["middle_gap"] + 2 * geom["margin_y"]
-        radius = geom["pit_radius"]
-    except KeyError:
-        length, width, radius = LENGTH_M, WIDTH_M, PIT_DIAM_M / 2
+    length, width, diam = board_size_m(label)
+    radius = diam / 2
     board = np.array([[0, 0], [length, 0], [length, width], [0, width]], np.float32)
     to_board = cv2.getPerspectiveTransform(corners, board)
     to_image = np.linalg.inv(to_board)
