@@ -119,6 +119,8 @@ def seed(name: str, s: dict[str, Any]) -> Any:
     """Seed material; per-seed colour variation from the object property ``seed_rand``."""
     t = _Tree(name)
     rnd = t.new("ShaderNodeAttribute", attribute_type="OBJECT", attribute_name="seed_rand")
+    if s["kind"] == "glass_gem":  # clear coloured glass, the hue spread across the set
+        return _glass(t, rnd, s)
     var = float(s["color_variation"])
     fac = t.math("MULTIPLY_ADD", rnd, 2 * var, out="Fac")
     fac.inputs[2].default_value = 1.0 - var
@@ -138,8 +140,6 @@ def seed(name: str, s: dict[str, Any]) -> Any:
     mul.inputs["Factor"].default_value = 1.0
     t.link(base, 0, mul, "A")
     t.links.new(both.outputs[0], mul.inputs["B"])
-    if s["kind"] == "glass_gem":  # clear coloured glass, the hue spread across the set
-        return _glass(t, rnd, s)
     if s["kind"] == "pebble":  # hue shift between pebbles
         hue = t.nodes.new("ShaderNodeHueSaturation")
         t.links.new(rnd.outputs["Fac"], hue.inputs["Hue"])
