@@ -4,6 +4,7 @@ Usage::
 
     python benchmarks/count_eval.py [--singles sample_images/singles] [--styles 150] [--camera]
                                     [--split odd|even|all] [--views 8] [--networks both|board]
+                                    [--fill 0.85] [--degrade none|jpeg|small|noise|blur|cast|dark|webcam]
                                     [--out benchmarks/results/count_eval.json]
 
 Each crop is read as ``bao count-pit`` reads it: 8 turned and mirrored views, both
@@ -21,7 +22,10 @@ Two test sets, neither used for training or tuning:
   --seed S --out DIR``) and pass ``--singles DIR --split all``. ``--camera``
   cuts them from the image as the camera sees them instead (an oblique pit is an
   ellipse, its seeds seen from the side): the nearest stand-in for a photo of
-  one pit. Each
+  one pit. ``--fill`` frames them looser or tighter (the pit's diameter as a
+  share of the crop's side, 0.85 by default as the pipeline cuts them) and
+  ``--degrade`` spoils each crop as a cheap webcam might (:data:`DEGRADE`):
+  how much a framing or a camera unlike the renders' costs. Each
   image is scored without a look and with the look fitted on that image's own
   pits and true counts (what calibration learns from the start position).
 * **procedural**: fresh styles from ``vision.synth_pits`` with a seed never
@@ -50,10 +54,41 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from vision.count import count_pit, fit_seed_look, interval  # noqa: E402
-from vision.count_data import image_pits, labelled_images  # noqa: E402
+from vision.count_data import FILL, image_pits, labelled_images  # noqa: E402
 from vision.synth_pits import random_style, render_pit  # noqa: E402
 
 BUCKETS = ((0, 0), (1, 3), (4, 8), (9, 15), (16, 40))
+
+
+def _jpeg(c: np.ndarray, quality: int) -> np.ndarray:
+    ok, buf = cv2.imencode(".jpg", c, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+
+
+def _small(c: np.ndarray, side: int) -> np.ndarray:
+    low = cv2.resize(c, (side, side), interpolation=cv2.INTER_AREA)
+    return cv2.resize(low, c.shape[1::-1], interpolation=cv2.INTER_LINEAR)
+
+
+def _noise(c: np.ndarray, sd: float, rng: np.random.Generator) -> np.ndarray:
+    return np.clip(c + rng.normal(0, sd, c.shape), 0, 255).astype(np.uint8)
+
+
+def _blur(c: np.ndarray, share: float) -> np.ndarray:
+    return cv2.GaussianBlur(c, (0, 0), share * c.shape[0])
+
+
+#: webcam-like spoiling of a crop (``--degrade``): (crop, rng) -> crop
+DEGRADE = {
+    "none": lambda c, rng: c,
+    "jpeg": lambda c, rng: _jpeg(c, 30),  # heavy compression
+    "small": lambda c, rng: _small(c, 48),  # the pit only ~40 px across in the photo
+    "noise": lambda c, rng: _noise(c, 10, rng),  # sensor noise, sd 10 of 255
+    "blur": lambda c, rng: _blur(c, 0.015),  # out of focus
+    "cast": lambda c, rng: np.clip(c * np.array([0.75, 0.95, 1.25]), 0, 255).astype(np.uint8),
+    "dark": lambda c, rng: _noise(np.clip(c * 0.35, 0, 255).astype(np.uint8), 4, rng),
+    "webcam": lambda c, rng: _jpeg(_noise(_blur(_small(c, 72), 0.008), 5, rng), 50),
+}
 CALIB = (6, 2, 2, 0, 0, 0)
 
 
@@ -112,14 +147,17 @@ def procedural(n_styles: int, per_style: int, seed: int, read: dict) -> tuple[di
     return score(plain), score(looked)
 
 
-def photoreal(folder: Path, split: str, read: dict,
-              camera: bool = False) -> tuple[dict, dict, list[dict]]:
+def photoreal(folder: Path, split: str, read: dict, camera: bool = False,
+              fill: float = FILL, degrade: str = "none") -> tuple[dict, dict, list[dict]]:
     """Score every pit of the labelled renders in ``folder`` (without look, and with the
     look fitted on the same image's pits and their true counts, as calibration would).
-    ``camera``: the pits cut as the camera sees them, not rectified."""
+    ``camera``: the pits cut as the camera sees them, not rectified; ``fill``: the pit's
+    share of the crop side; ``degrade``: a :data:`DEGRADE` spoiling of every crop."""
     plain, looked, worst = [], [], []
+    spoil, rng = DEGRADE[degrade], np.random.default_rng(5)
     for lp, img, label in labelled_images(folder, split):
-        names, crops, counts = image_pits(img, label, camera)
+        names, crops, counts = image_pits(img, label, camera, fill)
+        crops = [spoil(c, rng) for c in crops]
         try:
             look = fit_seed_look(crops, counts)
         except ValueError:
@@ -151,8 +189,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--camera", action="store_true",
                     help="cut the render pits as the camera sees them (like a photo of one "
                          "pit), not from the rectified top view")
+    ap.add_argument("--fill", type=float, default=FILL,
+                    help="the render pits' diameter as a share of the crop side (default "
+                         "%(default)s, as the pipeline cuts them; lower: a looser photo)")
+    ap.add_argument("--degrade", choices=sorted(DEGRADE), default="none",
+                    help="spoil every render crop as a cheap webcam might (default none)")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "count_eval.json")
     args = ap.parse_args(argv)
+    if not 0.2 <= args.fill <= 1.5:
+        ap.error(f"--fill must be 0.2..1.5, not {args.fill}")
     cv2.setNumThreads(1)
     read = {"views": args.views, "broad": args.networks == "both"}
     result: dict = {"command": " ".join(["python", "benchmarks/count_eval.py", *(argv or sys.argv[1:])]),
@@ -161,9 +206,11 @@ def main(argv: list[str] | None = None) -> int:
     result["procedural"] = {"no_look": pr_plain, "with_look": pr_look,
                             "styles": args.styles, "seed": args.seed}
     if args.singles.is_dir():
-        ph_plain, ph_look, worst = photoreal(args.singles, args.split, read, args.camera)
+        ph_plain, ph_look, worst = photoreal(args.singles, args.split, read, args.camera,
+                                             args.fill, args.degrade)
         result["photoreal"] = {"no_look": ph_plain, "with_look_same_image": ph_look,
-                               "split": args.split, "camera_crops": args.camera, "folder": str(args.singles.relative_to(ROOT))
+                               "split": args.split, "camera_crops": args.camera,
+                               "fill": args.fill, "degrade": args.degrade, "folder": str(args.singles.relative_to(ROOT))
                                if args.singles.is_relative_to(ROOT) else str(args.singles),
                                "errors": worst[:40]}
     for name, block in result.items():

@@ -33,6 +33,11 @@ def label_counts(position: dict) -> dict[str, int]:
     return out
 
 
+def _check_fill(fill: float) -> None:
+    if not 0.2 <= fill <= 1.5:
+        raise ValueError(f"fill (the pit's share of the crop side) must be 0.2..1.5, not {fill}")
+
+
 def board_size_m(label: dict) -> tuple[float, float, float]:
     """(length, width, pit diameter) in metres from the label's render geometry, or the
     nominal board's when the label carries none."""
@@ -46,10 +51,12 @@ def board_size_m(label: dict) -> tuple[float, float, float]:
         return LENGTH_M, WIDTH_M, PIT_DIAM_M
 
 
-def pit_crops(image: np.ndarray, label: dict) -> dict[str, np.ndarray]:
-    """Square CROP x CROP crops of every labelled pit, cut from the rectified top view."""
+def pit_crops(image: np.ndarray, label: dict, fill: float = FILL) -> dict[str, np.ndarray]:
+    """Square CROP x CROP crops of every labelled pit, cut from the rectified top view,
+    the pit's diameter ``fill`` of the side (the board pipeline's framing by default)."""
+    _check_fill(fill)
     length, width, diam = board_size_m(label)
-    ppm = CROP * FILL / diam  # canonical pixels per metre
+    ppm = CROP * fill / diam  # canonical pixels per metre
     w, h = int(round(length * ppm)), int(round(width * ppm))
     dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
     pad = CROP
@@ -67,13 +74,15 @@ def pit_crops(image: np.ndarray, label: dict) -> dict[str, np.ndarray]:
     return crops
 
 
-def camera_pit_crops(image: np.ndarray, label: dict) -> dict[str, np.ndarray]:
+def camera_pit_crops(image: np.ndarray, label: dict, fill: float = FILL) -> dict[str, np.ndarray]:
     """Square CROP x CROP crops of every labelled pit as the camera sees it, not rectified.
 
     A stand-in for a photo of one pit (what ``bao count-pit`` is given): the square
     is cut from the image itself around the pit centre, its side the pit's larger
-    extent in the image over FILL, so an obliquely seen pit is an ellipse and its
-    seeds keep their perspective (seen from the side, heaps leaning away)."""
+    extent in the image over ``fill``, so an obliquely seen pit is an ellipse and its
+    seeds keep their perspective (seen from the side, heaps leaning away). ``fill``:
+    the pit's larger extent as a share of the side (how tightly the photo is framed)."""
+    _check_fill(fill)
     corners = np.array(label["corners_px"], np.float32)
     length, width, diam = board_size_m(label)
     radius = diam / 2
@@ -88,7 +97,7 @@ def camera_pit_crops(image: np.ndarray, label: dict) -> dict[str, np.ndarray]:
         pts = np.column_stack([c[0] / c[2] + ring[:, 0], c[1] / c[2] + ring[:, 1],
                                np.ones(len(ring))]) @ to_image.T
         pts = pts[:, :2] / pts[:, 2:]
-        side = float(np.max(pts.max(0) - pts.min(0))) / FILL
+        side = float(np.max(pts.max(0) - pts.min(0))) / fill
         x0, y0 = x - side / 2, y - side / 2
         if x0 < 0 or y0 < 0 or x0 + side > image.shape[1] or y0 + side > image.shape[0]:
             continue
@@ -133,12 +142,13 @@ def labelled_images(folder: Path, split: str = "all") -> Iterator[tuple[Path, np
             yield lp, img, label
 
 
-def image_pits(image: np.ndarray, label: dict,
-               camera: bool = False) -> tuple[list[str], list[np.ndarray], list[int]]:
+def image_pits(image: np.ndarray, label: dict, camera: bool = False,
+               fill: float = FILL) -> tuple[list[str], list[np.ndarray], list[int]]:
     """Names, crops and true counts of the pits not marked occluded (``camera``: cut as
-    :func:`camera_pit_crops` does, else from the rectified top view)."""
+    :func:`camera_pit_crops` does, else from the rectified top view; ``fill``: the pit's
+    share of the crop's side)."""
     counts = label_counts(label["position"])
-    crops = camera_pit_crops(image, label) if camera else pit_crops(image, label)
+    crops = camera_pit_crops(image, label, fill) if camera else pit_crops(image, label, fill)
     hidden = set(label.get("occluded_pits") or [])
     names = [n for n in crops if n not in hidden and n in counts and counts[n] <= 40]
     return names, [crops[n] for n in names], [counts[n] for n in names]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 
 from vision.count_data import CROP, FILL, camera_pit_crops, pit_crops
 
@@ -45,3 +46,24 @@ def test_an_oblique_pit_stays_an_ellipse_and_edge_pits_are_left_out() -> None:
     w, h, _cx, _cy = _extent(crops["A3"])
     assert abs(w - CROP * FILL) <= 3
     assert abs(h - CROP * FILL / 2) <= 3  # not stretched back to a circle
+
+
+def test_fill_frames_the_pit_looser_or_tighter_in_both_kinds_of_crop() -> None:
+    img = np.zeros((600, 1200, 3), np.uint8)
+    cv2.circle(img, (400, 250), 30, (255, 255, 255), -1)
+    label = _label({"A3": [400, 250]})
+    for fill in (0.5, 1.0):
+        for crops in (camera_pit_crops(img, label, fill), pit_crops(img, label, fill)):
+            w, h, cx, cy = _extent(crops["A3"])
+            assert crops["A3"].shape == (CROP, CROP, 3)
+            assert abs(w - CROP * fill) <= 3 and abs(h - CROP * fill) <= 3  # 48 or 96 px wide
+            assert abs(cx - CROP / 2) <= 1.5 and abs(cy - CROP / 2) <= 1.5
+
+
+def test_a_fill_outside_any_sensible_framing_is_refused() -> None:
+    img = np.zeros((600, 1200, 3), np.uint8)
+    label = _label({"A3": [400, 250]})
+    for bad in (0.0, 0.1, 2.0):
+        for cut in (camera_pit_crops, pit_crops):
+            with pytest.raises(ValueError, match="fill"):
+                cut(img, label, bad)
