@@ -54,7 +54,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from vision.count import count_pit, fit_seed_look, interval  # noqa: E402
-from vision.count_data import FILL, image_pits, labelled_images  # noqa: E402
+from vision.count_data import FILL, check_fill, image_pits, labelled_images  # noqa: E402
 from vision.synth_pits import random_style, render_pit  # noqa: E402
 
 BUCKETS = ((0, 0), (1, 3), (4, 8), (9, 15), (16, 40))
@@ -196,8 +196,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="spoil every render crop as a cheap webcam might (default none)")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "count_eval.json")
     args = ap.parse_args(argv)
-    if not 0.2 <= args.fill <= 1.5:
-        ap.error(f"--fill must be 0.2..1.5, not {args.fill}")
+    try:
+        check_fill(args.fill)
+    except ValueError as exc:
+        ap.error(f"--fill: {exc}")
     cv2.setNumThreads(1)
     read = {"views": args.views, "broad": args.networks == "both"}
     result: dict = {"command": " ".join(["python", "benchmarks/count_eval.py", *(argv or sys.argv[1:])]),

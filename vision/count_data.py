@@ -33,7 +33,8 @@ def label_counts(position: dict) -> dict[str, int]:
     return out
 
 
-def _check_fill(fill: float) -> None:
+def check_fill(fill: float) -> None:
+    """ValueError unless ``fill`` (a pit's diameter as a share of its crop's side) is 0.2..1.5."""
     if not 0.2 <= fill <= 1.5:
         raise ValueError(f"fill (the pit's share of the crop side) must be 0.2..1.5, not {fill}")
 
@@ -54,7 +55,7 @@ def board_size_m(label: dict) -> tuple[float, float, float]:
 def pit_crops(image: np.ndarray, label: dict, fill: float = FILL) -> dict[str, np.ndarray]:
     """Square CROP x CROP crops of every labelled pit, cut from the rectified top view,
     the pit's diameter ``fill`` of the side (the board pipeline's framing by default)."""
-    _check_fill(fill)
+    check_fill(fill)
     length, width, diam = board_size_m(label)
     ppm = CROP * fill / diam  # canonical pixels per metre
     w, h = int(round(length * ppm)), int(round(width * ppm))
@@ -82,7 +83,7 @@ def camera_pit_crops(image: np.ndarray, label: dict, fill: float = FILL) -> dict
     extent in the image over ``fill``, so an obliquely seen pit is an ellipse and its
     seeds keep their perspective (seen from the side, heaps leaning away). ``fill``:
     the pit's larger extent as a share of the side (how tightly the photo is framed)."""
-    _check_fill(fill)
+    check_fill(fill)
     corners = np.array(label["corners_px"], np.float32)
     length, width, diam = board_size_m(label)
     radius = diam / 2
