@@ -50,7 +50,7 @@ sys.path.insert(0, str(ROOT))
 
 from vision.config import DEFAULT  # noqa: E402
 from vision.count import flat_counts  # noqa: E402
-from vision.count_data import image_label  # noqa: E402
+from vision.count_data import HIDDEN_BELOW, hidden_seeds, image_label  # noqa: E402
 from vision.errors import BoardNotFound  # noqa: E402
 from vision.holes import HOLES, flatten  # noqa: E402
 from vision.io import read_image  # noqa: E402
@@ -76,6 +76,38 @@ def interval90(p: list[float]) -> tuple[int, int]:
 
 def pct(values: list[float], q: float) -> float:
     return float(np.percentile(values, q)) if values else float("nan")
+
+
+def hidden_seed_figures(t: np.ndarray, p: np.ndarray, hidden: np.ndarray) -> dict | None:
+    """How far seeds the camera cannot see explain the misreads (labels that record
+    ``seed_visibility`` only; None when no scored pit has it).
+
+    ``pits_all_seen``: the share of pits with every seed in view, the most any single
+    photo can read exactly without guessing; the per-pit exact among those pits and among
+    the others; ``read_as_seen``: of the pits with hidden seeds, the share read as the
+    number of seeds in view."""
+    known = hidden >= 0
+    if not known.any():
+        return None
+    t, p, h = t[known], p[known], hidden[known]
+    seen = h == 0
+    out: dict = {"hidden_below": HIDDEN_BELOW, "pits": int(len(t)),
+                 "pits_all_seen": round(float(seen.mean()), 4),
+                 "exact_all_seen": round(float((p[seen] == t[seen]).mean()), 4) if seen.any() else None,
+                 "pits_some_hidden": int((~seen).sum()),
+                 "exact_some_hidden": (round(float((p[~seen] == t[~seen]).mean()), 4)
+                                       if (~seen).any() else None),
+                 "read_as_seen": (round(float((p[~seen] == (t - h)[~seen]).mean()), 4)
+                                  if (~seen).any() else None)}
+    out["by_bucket"] = {}
+    for name, lo, hi in BUCKETS:
+        m = (t >= lo) & (t <= hi)
+        if m.any():
+            ms = m & seen
+            out["by_bucket"][name] = {
+                "pits_all_seen": round(float(seen[m].mean()), 4),
+                "exact_all_seen": round(float((p[ms] == t[ms]).mean()), 4) if ms.any() else None}
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -123,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
 
     rows, pit_true, pit_pred, wide = [], [], [], []
     pit_conf: list[float] = []  # the reading's confidence of each scored pit
+    pit_hidden: list[int] = []  # seeds the camera cannot see in each scored pit (-1: not known)
     boards_all_flagged = 0  # clean boards whose every misread pit is listed as uncertain
     timings: dict[str, list[float]] = {s: [] for s in (*STAGES, "total")}
     found = boards_exact = boards_scored = 0
@@ -136,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
         img = read_image(folder / label["image"])
         truth = {n: int(v) for n, v in flatten(label["position"]).items()}
         hidden = set(label.get("occluded_pits") or [])
+        unseen = hidden_seeds(label)
         has_hand = bool(label.get("hand_over_board"))
         expected = None
         if args.use_reserves:
@@ -171,6 +205,7 @@ def main(argv: list[str] | None = None) -> int:
             pit_true.append(truth[n])
             pit_pred.append(pred[n])
             pit_conf.append(float(conf[n]))
+            pit_hidden.append(-1 if unseen is None else unseen[n])
             if truth[n] != pred[n]:
                 wrong.append(f"{n}:{truth[n]}->{pred[n]}")
                 unflagged += float(conf[n]) >= cfg.decode.uncertain_below
@@ -244,6 +279,7 @@ def main(argv: list[str] | None = None) -> int:
         "pits_16plus_in_90pct_interval": round(float(np.mean(wide)), 4) if wide else None,
         "pits_16plus": len(wide),
         "confidence": confidence,
+        "hidden_seeds": hidden_seed_figures(t, p, np.array(pit_hidden, int)),
         "hand_images": hand_imgs, "hand_flagged": hand_flagged,
         "clean_images": clean_imgs, "false_hand_flags": false_hand,
         "timing_ms": {s: {"median": round(pct(v, 50), 1), "p95": round(pct(v, 95), 1)}

@@ -33,6 +33,28 @@ def label_counts(position: dict) -> dict[str, int]:
     return out
 
 
+#: a seed showing less than this share of its camera-facing surface counts as hidden
+HIDDEN_BELOW = 0.1
+
+
+def hidden_seeds(label: dict, below: float = HIDDEN_BELOW) -> dict[str, int] | None:
+    """Hole name -> how many of its seeds the camera cannot see (less than ``below`` of
+    a seed's camera-facing surface in view: under other seeds, behind the rim, under a
+    hand), from the render's ``seed_visibility``; None when the label has none (renders
+    made before it was recorded). No single photo can count such a seed, only guess it."""
+    render = label.get("render") if isinstance(label.get("render"), dict) else None
+    vis = (render or {}).get("seed_visibility")
+    if not isinstance(vis, dict):
+        return None
+    counts = label_counts(label["position"])
+    out = dict.fromkeys(counts, 0)
+    for name, shares in vis.items():
+        if name not in out or not isinstance(shares, list):
+            raise ValueError(f"seed_visibility: bad entry {name!r}: {shares!r:.80}")
+        out[name] = sum(float(v) < below for v in shares)
+    return out
+
+
 def check_fill(fill: float) -> None:
     """ValueError unless ``fill`` (a pit's diameter as a share of its crop's side) is 0.2..1.5."""
     if not 0.2 <= fill <= 1.5:

@@ -19,6 +19,7 @@ from webui.cli import main
         (["render", "--count", "2", "--out", "x", "--seed-size", "0.4", "0.2"], "LO <= HI"),
         (["render-game", "--out", "x", "--moves", "0"], "--moves must be positive"),
         (["render-game", "--out", "x", "--hand-every", "-2"], "--hand-every must be >= 0"),
+        (["render-visibility", "no/such/folder"], "no/such/folder: not a label file"),
     ],
 )
 def test_bad_arguments_are_named(argv: list[str], message: str,
@@ -33,3 +34,9 @@ def test_unknown_player_is_refused() -> None:
 
     with pytest.raises(ValueError, match="player"):
         plan_game(1, 3, 1, "genius")
+
+
+def test_render_visibility_needs_labelled_images(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "game.json").write_text('{"moves": []}')  # JSON, but no image's label
+    assert main(["render-visibility", str(tmp_path)]) == 2
+    assert "no labelled images in" in capsys.readouterr().err

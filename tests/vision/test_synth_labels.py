@@ -157,3 +157,41 @@ def test_heaped_counts_hold_the_heaps_and_all_64_seeds() -> None:
             assert sum(c >= 16 for c in counts) >= heaps
     with pytest.raises(ValueError, match="at most 3 heaps"):
         sample_counts(np.random.default_rng(0), 4)
+
+
+def test_seed_visibility_is_recorded_per_pit_most_visible_first() -> None:
+    from vision.count_data import hidden_seeds
+
+    params = sample_params(np.random.default_rng(3))
+    params["hand"] = None
+    seeds = [Seed("A6", 0, (1, 1, 1), 0.5), Seed("A6", 0, (1, 1, 1), 0.5),
+             Seed("A6", 1, (1, 1, 1), 0.5), Seed("reserve_south", 2, (1, 1, 1), 0.1)]
+    counts = dict.fromkeys(HOLES, 0) | {"A6": 3}
+    req = {"counts": counts, "reserves": {"south": 1, "north": 0},
+           "nyumba_owned": {"south": True, "north": True}, "to_move": "south", "blocked": None}
+    label = label_for_frame("x.jpg", params, seeds, req, 0, {}, [0.04, 0.9, 0.3, None])
+    assert label["render"]["seed_visibility"] == {"A6": [0.9, 0.3, 0.04]}
+    assert label_errors(label) == []
+    # one of A6's three seeds shows under a tenth of itself: no photo can count it
+    hidden = hidden_seeds(label)
+    assert hidden is not None and hidden["A6"] == 1 and sum(hidden.values()) == 1
+    assert hidden_seeds(label, below=0.5)["A6"] == 2
+    # renders made before visibility was recorded say nothing about hidden seeds
+    assert "seed_visibility" not in label_for_frame("x.jpg", params, seeds, req, 0, {})["render"]
+    assert hidden_seeds(_label()) is None
+
+
+def test_seed_visibility_needs_one_figure_per_seed() -> None:
+    from vision.synth.generate import seed_visibility_by_pit
+
+    with pytest.raises(ValueError, match="2 seeds but 1 figures"):
+        seed_visibility_by_pit([Seed("A6", 0, (1, 1, 1), 0.5)] * 2, [0.5])
+
+
+def test_hidden_seeds_names_a_bad_visibility_entry() -> None:
+    from vision.count_data import hidden_seeds
+
+    label = copy.deepcopy(_label())
+    label["render"]["seed_visibility"] = {"Z9": [0.5]}
+    with pytest.raises(ValueError, match="Z9"):
+        hidden_seeds(label)

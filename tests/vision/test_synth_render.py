@@ -43,7 +43,7 @@ def _render(tmp_path: Path, pit_count: int, name: str) -> tuple[dict, np.ndarray
            "blocked": None}
     png = tmp_path / f"{name}.png"
     res = render_frame(p, targets_of(counts, req["reserves"]), png, samples=4, exact_tries=3)
-    label = label_for_frame(f"{name}.png", p, res.seeds, req, res.removed, {})
+    label = label_for_frame(f"{name}.png", p, res.seeds, req, res.removed, {}, res.visibility)
     img = cv2.imread(str(png))
     assert img is not None and img.shape[:2] == (112, 200)
     return label, img
@@ -63,6 +63,17 @@ def test_zero_and_one_seed(tmp_path: Path) -> None:
     bx, by = (round(v) for v in one["pit_centers_px"]["b6"])
     assert diff[by - 3:by + 4, bx - 3:bx + 4].max() < 30
     assert one["corners_px"] == empty["corners_px"] and one["south_side"] == "bottom"
+    # seen straight down, nothing covers the lone seed; an empty board records no seeds
+    assert one["render"]["seed_visibility"]["A3"][0] > 0.5
+    assert "seed_visibility" not in empty["render"]
+
+
+def test_a_heap_hides_some_of_its_seeds(tmp_path: Path) -> None:
+    heap, _img = _render(tmp_path, 24, "heap")
+    shares = heap["render"]["seed_visibility"]["A3"]
+    assert len(shares) == sum(heap["position"]["south"]["front"]) >= 18
+    assert shares[0] > 0.5  # the top of the heap is in full view
+    assert min(shares) < 0.1  # ... and the seeds under it are not
 
 
 def test_short_game_keeps_unmoved_seeds_in_place(tmp_path: Path) -> None:
@@ -96,3 +107,33 @@ def test_short_game_keeps_unmoved_seeds_in_place(tmp_path: Path) -> None:
     before = {json.dumps(s["matrix"]) for s in states[0] if s["group"] in ("a5", "a6", "a7")}
     after = {json.dumps(s["matrix"]) for s in states[1] if s["group"] in ("a5", "a6", "a7")}
     assert before == after and len(before) == 10
+
+
+def test_visibility_is_added_to_an_earlier_render_only_when_its_seeds_settle_the_same(
+        tmp_path: Path) -> None:
+    import json
+    import shutil
+
+    from vision.count_data import label_counts
+    from vision.synth.generate import add_visibility
+
+    src = Path(__file__).resolve().parents[2] / "sample_images" / "singles"
+    for ext in ("jpg", "json"):
+        shutil.copy(src / f"synth_1_0003.{ext}", tmp_path / f"synth_1_0003.{ext}")
+    lp = tmp_path / "synth_1_0003.json"
+    label = json.loads(lp.read_text())
+    label["render"].pop("seed_visibility", None)
+    lp.write_text(json.dumps(label, indent=1) + "\n")
+    # a label whose counts the scene does not give back is left alone
+    wrong = json.loads(json.dumps(label))
+    wrong["position"]["south"]["back"][0] += 1
+    wp = tmp_path / "wrong.json"
+    wp.write_text(json.dumps(wrong | {"image": "synth_1_0003.jpg"}))
+    before = wp.read_text()
+    assert add_visibility(wp).startswith("differs: B1 ")
+    assert wp.read_text() == before
+    assert add_visibility(lp) == "added"
+    vis = json.loads(lp.read_text())["render"]["seed_visibility"]
+    counts = label_counts(label["position"])
+    assert {n: len(v) for n, v in vis.items()} == {n: c for n, c in counts.items() if c}
+    assert add_visibility(lp) == "had it"

@@ -120,3 +120,21 @@ def test_confidence_bands_add_up_to_the_pits_scored(tmp_path: Path) -> None:
         assert conf["boards_every_error_listed"] == (1.0 if len(listed_wrong) == len(wrong) else 0.0)
     else:
         assert conf["misread_listed_uncertain"] is None and conf["boards_every_error_listed"] == 1.0
+
+
+def test_hidden_seed_figures_split_the_misreads_by_what_the_camera_sees() -> None:
+    import numpy as np
+
+    fig = _load().hidden_seed_figures
+    # four pits: 5 seeds all seen read 5; 6 with one hidden read 5 (the seeds in view);
+    # 2 all seen read 3; 0 read 0; a fifth pit from an older render (-1) is left out
+    t = np.array([5, 6, 2, 0, 7])
+    p = np.array([5, 5, 3, 0, 1])
+    h = np.array([0, 1, 0, 0, -1])
+    out = fig(t, p, h)
+    assert out["pits"] == 4 and out["pits_some_hidden"] == 1
+    assert out["pits_all_seen"] == 0.75
+    assert out["exact_all_seen"] == round(2 / 3, 4) and out["exact_some_hidden"] == 0.0
+    assert out["read_as_seen"] == 1.0
+    assert out["by_bucket"]["4-8"] == {"pits_all_seen": 0.5, "exact_all_seen": 1.0}
+    assert fig(t, p, np.full(5, -1)) is None

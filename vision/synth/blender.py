@@ -12,9 +12,9 @@ from __future__ import annotations
 import math
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +55,9 @@ class FrameResult:
     removed: int  # seeds that came to rest between pits or fell off, left out of the image
     render_seconds: float
     sim_seconds: float
+    #: per seed (same order as ``seeds``): the share of its camera-facing surface the
+    #: camera sees (:func:`seed_visibility`); None for reserve seeds or when not rendered
+    visibility: list[float | None] = field(default_factory=list)
 
 
 def _shape_scale(kind: str, rng: np.random.Generator) -> tuple[float, float, float]:
@@ -407,13 +410,16 @@ def _render_frame(
     sim_frames: int = 36,
     exact_tries: int = 1,
     render: bool = True,
+    visibility: bool = True,
 ) -> FrameResult:
     """Render one image; returns the settled seeds with the group each one ended in.
 
     ``targets`` maps each hole and ``reserve_south``/``reserve_north`` to a count.
     Seeds in ``keep`` whose group still has its wanted count are reused in place
     (passive during the simulation); all other groups are dropped afresh, up to
-    ``exact_tries`` times until no fresh seed rolls out of its group.
+    ``exact_tries`` times until no fresh seed rolls out of its group. ``render`` False
+    settles the seeds without rendering; ``visibility`` measures how much of each seed in
+    a pit the camera sees (:func:`seed_visibility`, about a second).
     """
     import time
 
@@ -554,13 +560,16 @@ def _render_frame(
     centres = np.array([np.array(s.matrix)[:3, 3] for s, _ in everything]).reshape(-1, 3)
     where = assign_seeds(geom, centres, np.full(len(everything), seed_r))
     kept: list[Seed] = []
+    kept_objs: list[Any] = []
     removed = 0
     for (s, obj), w in zip(everything, where, strict=True):
         if s.group in RESERVES and w is None:
             kept.append(s)
+            kept_objs.append(obj)
         elif w in HOLES:
             s.group = w
             kept.append(s)
+            kept_objs.append(obj)
         else:  # between pits, off the board, or a reserve seed on the board
             bpy.data.objects.remove(obj)
             removed += 1
@@ -581,6 +590,14 @@ def _render_frame(
             if name == "upper_arm":
                 obj.data.materials[0] = sleeve
 
+    seen_share: list[float | None] = [None] * len(kept)
+    if visibility:
+        on_board = [(i, obj) for i, (s, obj) in enumerate(zip(kept, kept_objs, strict=True))
+                    if s.group in HOLES]
+        seen = seed_visibility(bpy, scene, cobj, [o for _i, o in on_board])
+        for (i, _o), v in zip(on_board, seen, strict=True):
+            seen_share[i] = v
+
     t_render = time.monotonic()
     if render:
         scene.render.use_persistent_data = True
@@ -588,5 +605,45 @@ def _render_frame(
         cyc.samples = samples
         scene.render.filepath = str(out_png)
         bpy.ops.render.render(write_still=True)
-    return FrameResult(kept, removed, time.monotonic() - t_render, sim_seconds)
+    return FrameResult(kept, removed, time.monotonic() - t_render, sim_seconds, seen_share)
+
+
+def seed_visibility(bpy: Any, scene: Any, camera: Any, objs: Sequence[Any],
+                    step: int = 3) -> list[float]:
+    """The share of each seed's camera-facing surface that the camera sees, 0..1.
+
+    A ray is cast from the camera to every ``step``-th vertex of the seed's mesh
+    that faces the camera (the mesh is a deformed unit sphere, so its normal is
+    taken as the ellipsoid's: the object matrix's inverse transpose applied to
+    the vertex); the vertex is seen when the first surface the ray meets is that
+    seed's. 0 means no part of the seed shows (buried under others, or under a
+    hand); about 1, nothing covers it. Seeds partly outside the picture count as
+    seen: only what covers them matters here."""
+    bpy.context.view_layer.update()
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    mathutils = __import__("mathutils")
+    eye = np.array(camera.matrix_world.translation, dtype=float)
+    eye_v = mathutils.Vector(eye)
+    out: list[float] = []
+    for obj in objs:
+        m = np.array(obj.matrix_world, dtype=float)
+        co = np.zeros(len(obj.data.vertices) * 3, dtype=np.float64)
+        obj.data.vertices.foreach_get("co", co)
+        local = co.reshape(-1, 3)[::step]
+        world = local @ m[:3, :3].T + m[:3, 3]
+        normals = local @ np.linalg.inv(m[:3, :3])
+        to_eye = eye - world
+        facing = np.flatnonzero((normals * to_eye).sum(axis=1) > 0)
+        if not len(facing):
+            out.append(0.0)
+            continue
+        hits = 0
+        for k in facing:
+            d = world[k] - eye
+            dist = float(np.linalg.norm(d))
+            ok, _loc, _n, _idx, hit, _mx = scene.ray_cast(
+                depsgraph, eye_v, mathutils.Vector(d / dist), distance=dist * 1.001 + 1e-5)
+            hits += bool(ok) and hit is not None and hit.name == obj.name
+        out.append(round(hits / len(facing), 3))
+    return out
 

@@ -157,7 +157,7 @@ def render_game(plan: GamePlan, out_dir: Path, samples: int = 12, threads: int =
             "seconds": {"total": round(time.monotonic() - t0, 1),
                         "simulation": round(res.sim_seconds, 1),
                         "render": round(res.render_seconds, 1)},
-        })
+        }, res.visibility)
         (out_dir / fr.file.replace(".jpg", ".json")).write_text(json.dumps(label, indent=1) + "\n")
         (out_dir / "game.json").write_text(json.dumps(game_json(plan, i + 1), indent=1) + "\n")
         state_path.write_text(json.dumps({"seed": plan.seed, "moves": plan.moves, "done": i + 1,

@@ -36,8 +36,13 @@ def label_for_frame(
     requested: dict[str, Any],
     removed: int,
     extra: dict[str, Any],
+    visibility: Sequence[float | None] | None = None,
 ) -> dict[str, Any]:
-    """The label of one rendered frame, counts taken from the settled seeds."""
+    """The label of one rendered frame, counts taken from the settled seeds.
+
+    ``visibility`` (one per seed, as :attr:`vision.synth.blender.FrameResult.visibility`)
+    adds ``render.seed_visibility``: for each pit holding seeds, the share of each
+    seed's camera-facing surface that the camera sees, most visible first."""
     geom = BoardGeometry(**params["geometry"])
     cam = camera_from_params(geom, params["camera"])
     counts = dict.fromkeys(HOLES, 0)
@@ -68,9 +73,24 @@ def label_for_frame(
         "seeds_removed": int(removed),
         "holes_changed_by_physics": [n for n in HOLES if counts[n] != requested["counts"][n]],
     } | extra
+    if visibility is not None and any(v is not None for v in visibility):
+        render["seed_visibility"] = seed_visibility_by_pit(seeds, visibility)
     label = make_label(image, cam.width, cam.height, pos, project_board(cam, geom), hand_on,
                        hidden, render)
     return validate_label(label)
+
+
+def seed_visibility_by_pit(seeds: Sequence[Any],
+                           visibility: Sequence[float | None]) -> dict[str, list[float]]:
+    """``{pit: [share seen of each seed, most visible first]}`` for the pits holding
+    seeds (seeds with no figure, e.g. reserve seeds, are left out)."""
+    if len(seeds) != len(visibility):
+        raise ValueError(f"seed visibility: {len(seeds)} seeds but {len(visibility)} figures")
+    by_pit: dict[str, list[float]] = {}
+    for s, v in zip(seeds, visibility, strict=True):
+        if v is not None and s.group in HOLES:
+            by_pit.setdefault(s.group, []).append(round(float(v), 3))
+    return {n: sorted(by_pit[n], reverse=True) for n in HOLES if n in by_pit}
 
 
 def render_single(index: int, seed: int, out_dir: Path, samples: int = DEFAULT_SAMPLES,
@@ -110,6 +130,50 @@ def render_single(index: int, seed: int, out_dir: Path, samples: int = DEFAULT_S
         "seconds": {"total": round(time.monotonic() - t0, 1),
                     "simulation": round(res.sim_seconds, 1),
                     "render": round(res.render_seconds, 1)},
-    })
+    }, res.visibility)
     (out_dir / f"{name}.json").write_text(json.dumps(label, indent=1) + "\n")
     return label
+
+
+def requested_counts(label: dict[str, Any]) -> tuple[dict[str, int], dict[str, int]]:
+    """The hole counts and reserves a render asked for (``render.requested``)."""
+    req = label["render"]["requested"]
+    counts: dict[str, int] = {}
+    for side, (front, back) in (("south", ("A", "B")), ("north", ("a", "b"))):
+        for row, letter in (("front", front), ("back", back)):
+            for i, v in enumerate(req["holes"][side][row]):
+                counts[f"{letter}{i + 1}"] = int(v)
+    return counts, {s: int(req["reserves"][s]) for s in ("south", "north")}
+
+
+def add_visibility(label_path: Path) -> str:
+    """Add ``render.seed_visibility`` to the label of a single render made before it was
+    recorded: the scene's seeds are dropped and settled again (no image is rendered;
+    the simulation is deterministic) and the label is rewritten only when every pit
+    ends with the count it records. Returns what happened: ``"added"``, ``"had it"``,
+    ``"skipped: ..."`` (a game frame, whose seeds depend on the frames before) or
+    ``"differs: ..."`` (the settled counts differ; the label is left as it was)."""
+    from vision.count_data import label_counts
+    from vision.synth.blender import render_frame
+
+    label = json.loads(Path(label_path).read_text())
+    render = label.get("render") or {}
+    if "seed_visibility" in render:
+        return "had it"
+    if "frame" in render or "requested" not in render:
+        return "skipped: a game frame (its seeds depend on the frames before it)"
+    counts, reserves = requested_counts(label)
+    res = render_frame(render, targets_of(counts, reserves), Path(label_path).with_suffix(".tmp.png"),
+                       hand=render.get("hand"), exact_tries=int(render.get("drop_tries", 1)),
+                       render=False)
+    got = dict.fromkeys(HOLES, 0)
+    for s in res.seeds:
+        if s.group in got:
+            got[s.group] += 1
+    want = label_counts(label["position"])
+    diff = [f"{n} {want[n]}->{got[n]}" for n in HOLES if want[n] != got[n]]
+    if diff:
+        return "differs: " + ", ".join(diff)
+    label["render"]["seed_visibility"] = seed_visibility_by_pit(res.seeds, res.visibility)
+    Path(label_path).write_text(json.dumps(validate_label(label), indent=1) + "\n")
+    return "added"

@@ -41,6 +41,16 @@ def register(subparsers: Any) -> None:
                         "(default 0.27 0.38)")
     p.set_defaults(func=_render)
 
+    v = subparsers.add_parser(
+        "render-visibility", help="add seed visibility to labels of earlier renders (Blender)",
+        description="Add render.seed_visibility (how much of each seed in a pit the camera "
+                    "sees) to the labels of single renders made before it was recorded. Each "
+                    "scene's seeds are settled again without rendering; a label is rewritten "
+                    "only when the settled counts match it.")
+    v.add_argument("labels", nargs="+", type=Path, metavar="PATH",
+                   help="label files, or folders of them")
+    v.set_defaults(func=_render_visibility)
+
     g = subparsers.add_parser(
         "render-game", help="render a labelled game sequence played by the engine (Blender)",
         description="Play a game with the engine and render it frame by frame into DIR "
@@ -114,6 +124,33 @@ def _render(args: argparse.Namespace) -> int:
                               seed_kinds=kinds, seed_size=size)
         progress(k + 1, args.count, started, label["image"])
     return 0
+
+
+def _render_visibility(args: argparse.Namespace) -> int:
+    from vision.count_data import image_label
+
+    paths: list[Path] = []
+    for p in args.labels:
+        if p.is_dir():
+            paths += [q for q in sorted(p.glob("*.json")) if image_label(q) is not None]
+        elif p.is_file() and image_label(p) is not None:
+            paths.append(p)
+        else:
+            raise CommandError(f"{p}: not a label file (NAME.json beside its image) or a folder")
+    if not paths:
+        raise CommandError("no labelled images in " + ", ".join(map(str, args.labels)))
+    _need_bpy()
+    from vision.synth.generate import add_visibility
+
+    started = time.monotonic()
+    differs = 0
+    for k, p in enumerate(paths):
+        what = add_visibility(p)
+        differs += what.startswith("differs")
+        if what != "added":
+            sys.stderr.write(f"\r{p}: {what}\n")
+        progress(k + 1, len(paths), started, p.name)
+    return 1 if differs else 0
 
 
 def _render_game(args: argparse.Namespace) -> int:
