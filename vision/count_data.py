@@ -74,9 +74,8 @@ def board_size_m(label: dict) -> tuple[float, float, float]:
         return LENGTH_M, WIDTH_M, PIT_DIAM_M
 
 
-def pit_crops(image: np.ndarray, label: dict, fill: float = FILL) -> dict[str, np.ndarray]:
-    """Square CROP x CROP crops of every labelled pit, cut from the rectified top view,
-    the pit's diameter ``fill`` of the side (the board pipeline's framing by default)."""
+def _top_view(label: dict, fill: float) -> tuple[np.ndarray, int, int]:
+    """Homography from image pixels to the padded rectified top view, and its size."""
     check_fill(fill)
     length, width, diam = board_size_m(label)
     ppm = CROP * fill / diam  # canonical pixels per metre
@@ -85,16 +84,57 @@ def pit_crops(image: np.ndarray, label: dict, fill: float = FILL) -> dict[str, n
     pad = CROP
     shift = np.array([[1, 0, pad], [0, 1, pad], [0, 0, 1]], np.float64)
     hom = shift @ cv2.getPerspectiveTransform(np.array(label["corners_px"], np.float32), dst)
-    top = cv2.warpPerspective(image, hom, (w + 2 * pad, h + 2 * pad), flags=cv2.INTER_AREA,
-                              borderMode=cv2.BORDER_REPLICATE)
-    crops = {}
+    return hom, w + 2 * pad, h + 2 * pad
+
+
+def _top_view_origins(label: dict, hom: np.ndarray) -> dict[str, tuple[int, int]]:
+    """Each pit's crop's top-left corner in the padded top view."""
+    out = {}
     for name, (x, y) in label["pit_centers_px"].items():
         p = hom @ np.array([x, y, 1.0])
-        x0, y0 = int(round(p[0] / p[2] - CROP / 2)), int(round(p[1] / p[2] - CROP / 2))
+        out[name] = (int(round(p[0] / p[2] - CROP / 2)), int(round(p[1] / p[2] - CROP / 2)))
+    return out
+
+
+def pit_crops(image: np.ndarray, label: dict, fill: float = FILL) -> dict[str, np.ndarray]:
+    """Square CROP x CROP crops of every labelled pit, cut from the rectified top view,
+    the pit's diameter ``fill`` of the side (the board pipeline's framing by default)."""
+    hom, tw, th = _top_view(label, fill)
+    top = cv2.warpPerspective(image, hom, (tw, th), flags=cv2.INTER_AREA,
+                              borderMode=cv2.BORDER_REPLICATE)
+    crops = {}
+    for name, (x0, y0) in _top_view_origins(label, hom).items():
         crop = top[max(y0, 0):y0 + CROP, max(x0, 0):x0 + CROP]
         if crop.shape[:2] == (CROP, CROP):
             crops[name] = crop.copy()
     return crops
+
+
+def _camera_squares(shape: tuple[int, ...], label: dict,
+                    fill: float) -> dict[str, tuple[float, float, float]]:
+    """(x0, y0, scale) of each pit's square as the camera sees it, for the pits whose
+    square lies inside an image of ``shape``: image pixel p maps to (p - (x0, y0)) * scale."""
+    check_fill(fill)
+    corners = np.array(label["corners_px"], np.float32)
+    length, width, diam = board_size_m(label)
+    radius = diam / 2
+    board = np.array([[0, 0], [length, 0], [length, width], [0, width]], np.float32)
+    to_board = cv2.getPerspectiveTransform(corners, board)
+    to_image = np.linalg.inv(to_board)
+    ring = np.stack([np.cos(np.linspace(0, 2 * np.pi, 24, endpoint=False)),
+                     np.sin(np.linspace(0, 2 * np.pi, 24, endpoint=False))], 1) * radius
+    out = {}
+    for name, (x, y) in label["pit_centers_px"].items():
+        c = to_board @ np.array([x, y, 1.0])
+        pts = np.column_stack([c[0] / c[2] + ring[:, 0], c[1] / c[2] + ring[:, 1],
+                               np.ones(len(ring))]) @ to_image.T
+        pts = pts[:, :2] / pts[:, 2:]
+        side = float(np.max(pts.max(0) - pts.min(0))) / fill
+        x0, y0 = x - side / 2, y - side / 2
+        if x0 < 0 or y0 < 0 or x0 + side > shape[1] or y0 + side > shape[0]:
+            continue
+        out[name] = (x0, y0, CROP / side)
+    return out
 
 
 def camera_pit_crops(image: np.ndarray, label: dict, fill: float = FILL) -> dict[str, np.ndarray]:
@@ -105,30 +145,44 @@ def camera_pit_crops(image: np.ndarray, label: dict, fill: float = FILL) -> dict
     extent in the image over ``fill``, so an obliquely seen pit is an ellipse and its
     seeds keep their perspective (seen from the side, heaps leaning away). ``fill``:
     the pit's larger extent as a share of the side (how tightly the photo is framed)."""
-    check_fill(fill)
-    corners = np.array(label["corners_px"], np.float32)
-    length, width, diam = board_size_m(label)
-    radius = diam / 2
-    board = np.array([[0, 0], [length, 0], [length, width], [0, width]], np.float32)
-    to_board = cv2.getPerspectiveTransform(corners, board)
-    to_image = np.linalg.inv(to_board)
-    ring = np.stack([np.cos(np.linspace(0, 2 * np.pi, 24, endpoint=False)),
-                     np.sin(np.linspace(0, 2 * np.pi, 24, endpoint=False))], 1) * radius
     crops = {}
-    for name, (x, y) in label["pit_centers_px"].items():
-        c = to_board @ np.array([x, y, 1.0])
-        pts = np.column_stack([c[0] / c[2] + ring[:, 0], c[1] / c[2] + ring[:, 1],
-                               np.ones(len(ring))]) @ to_image.T
-        pts = pts[:, :2] / pts[:, 2:]
-        side = float(np.max(pts.max(0) - pts.min(0))) / fill
-        x0, y0 = x - side / 2, y - side / 2
-        if x0 < 0 or y0 < 0 or x0 + side > image.shape[1] or y0 + side > image.shape[0]:
-            continue
-        k = CROP / side
+    for name, (x0, y0, k) in _camera_squares(image.shape, label, fill).items():
         m = np.array([[k, 0, -x0 * k], [0, k, -y0 * k]], np.float32)
         crops[name] = cv2.warpAffine(image, m, (CROP, CROP),
                                      flags=cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR)
     return crops
+
+
+def crop_seed_points(label: dict, image_shape: tuple[int, ...], camera: bool = False,
+                     fill: float = FILL, seen_from: float = HIDDEN_BELOW) -> dict[str, np.ndarray] | None:
+    """Where the seeds of each pit lie in its crop (as :func:`pit_crops`, or
+    :func:`camera_pit_crops` with ``camera``): ``{pit: (n, 2) array of crop pixels
+    (x, y)}`` for the seeds showing at least ``seen_from`` of themselves (a hidden
+    seed cannot be pointed at), from the render's ``seed_points_px`` and
+    ``seed_visibility``. None when the label has no seed points."""
+    render = label.get("render") if isinstance(label.get("render"), dict) else None
+    pts = (render or {}).get("seed_points_px")
+    vis = (render or {}).get("seed_visibility")
+    if not isinstance(pts, dict) or not isinstance(vis, dict):
+        return None
+    out: dict[str, np.ndarray] = {}
+    if camera:
+        squares = _camera_squares(image_shape, label, fill)
+        for name, (x0, y0, k) in squares.items():
+            p = np.array(pts.get(name, []), np.float64).reshape(-1, 2)
+            keep = np.array(vis.get(name, []), np.float64) >= seen_from
+            out[name] = ((p[keep] - (x0, y0)) * k).astype(np.float32)
+        return out
+    hom, _tw, _th = _top_view(label, fill)
+    for name, (x0, y0) in _top_view_origins(label, hom).items():
+        p = np.array(pts.get(name, []), np.float64).reshape(-1, 2)
+        keep = np.array(vis.get(name, []), np.float64) >= seen_from
+        if not keep.any():
+            out[name] = np.zeros((0, 2), np.float32)
+            continue
+        q = cv2.perspectiveTransform(p[keep][None], hom)[0]
+        out[name] = (q - (x0, y0)).astype(np.float32)
+    return out
 
 
 def image_label(path: Path) -> dict | None:

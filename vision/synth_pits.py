@@ -330,6 +330,14 @@ def _heap(count: int, rng: np.random.Generator, seed_r: float, depth: float):
 
 def render_pit(style: PitStyle, count: int, rng: np.random.Generator) -> np.ndarray:
     """Draw one pit of ``style`` holding ``count`` seeds; returns a BGR uint8 crop."""
+    return render_pit_with_points(style, count, rng)[0]
+
+
+def render_pit_with_points(style: PitStyle, count: int,
+                           rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`render_pit`, and where each seed's centre was drawn in the crop: an
+    (count, 2) float32 array of pixel (x, y), buried seeds included (the same draws, so
+    the crop is the one :func:`render_pit` gives for the same generator state)."""
     if not 0 <= count <= 40:
         raise ValueError(f"count must be 0..40, got {count}")
     n = WORK
@@ -351,6 +359,7 @@ def render_pit(style: PitStyle, count: int, rng: np.random.Generator) -> np.ndar
     lz = math.sin(style.light_elev * math.pi / 2)
     diam = style.seed_ratio * 2 * r * _u(rng, 0.93, 1.07)
     seed_r = diam / (2 * r)
+    centres = np.zeros((count, 2), np.float32)
     if count:
         pts = _heap(count, rng, seed_r, style.bowl_depth)
         tilt = math.radians(style.tilt_deg)
@@ -381,6 +390,7 @@ def render_pit(style: PitStyle, count: int, rng: np.random.Generator) -> np.ndar
             squash = stretch if style.rectified else max(q, 0.75)
             col, alpha = _seed_sprite(style, rng, diam * grow, base, (lx, ly, lz), squash)
             _paste(img, col, alpha, x, y)
+            centres[i] = (x, y)
     # Light: tint, exposure, gradient, vignette.
     yy, xx = np.mgrid[0:n, 0:n].astype(np.float32) / n - 0.5
     ga = _u(rng, 0, 2 * math.pi)
@@ -397,7 +407,8 @@ def render_pit(style: PitStyle, count: int, rng: np.random.Generator) -> np.ndar
         out = np.clip(noisy, 0, 255).astype(np.uint8)
     ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, style.jpeg])
     decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else None
-    return out if decoded is None else decoded
+    k = size / n  # canvas -> crop (pixel centres on integers)
+    return (out if decoded is None else decoded), ((centres + 0.5) * k - 0.5).astype(np.float32)
 
 
 def main(argv: list[str] | None = None) -> int:

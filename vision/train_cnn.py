@@ -45,120 +45,20 @@ import numpy as np
 
 from vision.cnn import INPUT, N_COUNTS, calibrated, preprocess, resize_input
 from vision.config import CountConfig
-from vision.synth_pits import random_style, render_pit
-
-STORE = 96  # stored crop side
-
-
-def sample_count(rng: np.random.Generator) -> int:
-    """Training count prior: many small counts (the 0-8 target), heaps up to 40."""
-    u = rng.random()
-    if u < 0.12:
-        return 0
-    if u < 0.6:
-        return int(rng.integers(1, 9))
-    if u < 0.8:
-        return int(rng.integers(9, 17))
-    return int(rng.integers(17, 41))
-
-
-def _store(crop: np.ndarray) -> np.ndarray:
-    h, w = crop.shape[:2]
-    interp = cv2.INTER_AREA if min(h, w) > STORE else cv2.INTER_LINEAR
-    return cv2.resize(crop, (STORE, STORE), interpolation=interp)
-
-
-def generate(n: int, seed: int, per_style: int = 4) -> dict[str, np.ndarray]:
-    """``n`` procedural crops with their counts and style ids."""
-    rng = np.random.default_rng(seed)
-    crops, ys, sid = [], [], []
-    t0 = time.time()
-    style = None
-    for i in range(n):
-        if i % per_style == 0:
-            style = random_style(rng)
-        c = sample_count(rng)
-        crops.append(_store(render_pit(style, c, rng)))  # type: ignore[arg-type]
-        ys.append(c)
-        sid.append(seed * 1_000_000 + i // per_style)
-        if i % 2000 == 0:
-            print(f"gen {i}/{n} {time.time() - t0:.0f}s", file=sys.stderr, flush=True)
-    return {"crops": np.stack(crops), "y": np.asarray(ys, np.int16),
-            "style": np.asarray(sid, np.int64)}
-
-
-def photo(folders: list[Path], every: int = 1, holes: set[str] | None = None,
-          camera: bool = False) -> dict[str, np.ndarray]:
-    """Every visible pit of the labelled renders in ``folders`` (one image in ``every``);
-    only the pits named in ``holes`` when given (e.g. the square nyumba, to add more of
-    them to the training mix). ``camera``: cut as the camera sees each pit, not from
-    the rectified top view (:func:`vision.count_data.camera_pit_crops`)."""
-    from vision.count_data import image_number, image_pits, labelled_images
-
-    crops, ys, sid = [], [], []
-    for fi, folder in enumerate(folders):
-        for k, (lp, img, label) in enumerate(labelled_images(folder)):
-            if k % every:
-                continue
-            names, cs, counts = image_pits(img, label, camera)
-            pick = [i for i, n in enumerate(names) if holes is None or n in holes]
-            crops += [_store(cs[i]) for i in pick]
-            ys += [counts[i] for i in pick]
-            sid += [-(fi + 1) * 100_000 - image_number(lp)] * len(pick)
-    if not crops:
-        raise SystemExit(f"no labelled pits in {', '.join(map(str, folders))}"
-                         + (f" named {', '.join(sorted(holes))}" if holes else ""))
-    return {"crops": np.stack(crops), "y": np.asarray(ys, np.int16),
-            "style": np.asarray(sid, np.int64)}
-
-
-def pipeline_pits(folders: list[Path], max_offset_px: float = 20.0) -> dict[str, np.ndarray]:
-    """Every visible pit of the labelled renders in ``folders`` as the board pipeline
-    crops it (its own board, grid and crop radius, :func:`vision.pipeline.recognize`),
-    skipping images whose board is not found and pits whose fitted centre is more than
-    ``max_offset_px`` from the labelled one (a wrong board's crops teach nothing about
-    counting). Heaps cut this way read lower than with the true geometry (a crop
-    radius a few per cent off moves a heap's reading by several seeds), so the heap
-    widening is fitted on them."""
-    from vision.count import flat_counts
-    from vision.count_data import image_number, label_counts, labelled_images
-    from vision.errors import BoardNotFound
-    from vision.holes import HOLES
-    from vision.pipeline import recognize
-
-    crops, ys, sid = [], [], []
-    for fi, folder in enumerate(folders):
-        for lp, img, label in labelled_images(folder):
-            got: list[list[np.ndarray]] = []
-
-            def keep(cs, look, got=got):  # noqa: ANN001 - the pipeline's counter hook
-                got.append(list(cs))
-                return flat_counts(cs, look)
-
-            try:
-                rec = recognize(img, south=label["south_side"], counter=keep)
-            except BoardNotFound:
-                continue
-            truth = label_counts(label["position"])
-            hidden = set(label.get("occluded_pits") or [])
-            for name, crop in zip(HOLES, got[0], strict=True):
-                off = np.hypot(*(np.subtract(rec.pit_centers_px[name], label["pit_centers_px"][name])))
-                if name in hidden or off > max_offset_px:
-                    continue
-                crops.append(_store(crop))
-                ys.append(truth[name])
-                sid.append(-(fi + 1) * 100_000 - image_number(lp))
-    if not crops:
-        raise SystemExit(f"no board found with labelled pits in {', '.join(map(str, folders))}")
-    return {"crops": np.stack(crops), "y": np.asarray(ys, np.int16),
-            "style": np.asarray(sid, np.int64)}
-
+from vision.seed_density import MAX_POINTS, density_map, transform_points
+from vision.train_sets import STORE, generate, photo, pipeline_pits
 
 # ---------------------------------------------------------------- augmentation
 
 
 def augment(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A randomly framed, rotated, recoloured INPUT x INPUT version of a stored crop."""
+    return augment_with_points(crop, np.zeros((0, 2), np.float32), rng)[0]
+
+
+def augment_with_points(crop: np.ndarray, points: np.ndarray,
+                        rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`augment`, and where ``points`` (n, 2) of the stored crop land in it."""
     scale = INPUT / STORE * math.exp(rng.uniform(-0.17, 0.17))
     ang = rng.uniform(0, 360)
     shift = rng.normal(0, 0.045 * INPUT, 2).clip(-0.1 * INPUT, 0.1 * INPUT)
@@ -166,7 +66,8 @@ def augment(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     m[:, 2] = m[:, 2] + (INPUT / 2 - STORE / 2 + shift)
     out = cv2.warpAffine(crop, m, (INPUT, INPUT), flags=cv2.INTER_LINEAR,
                          borderMode=cv2.BORDER_REFLECT)
-    if rng.random() < 0.5:
+    flip = rng.random() < 0.5
+    if flip:
         out = out[:, ::-1]
     x = out.astype(np.float32)
     x *= rng.uniform(0.6, 1.4) * rng.uniform(0.85, 1.15, 3).astype(np.float32)  # exposure, tint
@@ -177,7 +78,7 @@ def augment(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         x += rng.normal(0, rng.uniform(2, 8), x.shape).astype(np.float32)
     if rng.random() < 0.1:
         x = np.repeat(x.mean(axis=2, keepdims=True), 3, axis=2)
-    return np.clip(x, 0, 255).astype(np.uint8)
+    return np.clip(x, 0, 255).astype(np.uint8), transform_points(points, m, INPUT if flip else None)
 
 
 def centre(crop: np.ndarray) -> np.ndarray:
@@ -338,7 +239,13 @@ def export(net, temperature: float, out: Path, meta: dict) -> None:
 
 def fit(data: list[Path], val: list[Path], out: Path, epochs: int, width: int, seed: int,
         photo_weight: float, threads: int, steps: int = 200, balance: float = 0.0, batch: int = 128,
-        init: Path | None = None, max_lr: float = 3e-3) -> None:
+        init: Path | None = None, max_lr: float = 3e-3, density_weight: float = 0.0) -> None:
+    """Train the counter on the crop files ``data`` (validated on ``val``) and export it.
+
+    ``density_weight`` > 0 also trains a 1x1 convolution on the last feature map to
+    draw each crop's seed density (:mod:`vision.seed_density`; crops whose seed points
+    are known), its squared error over the map, divided by 1 + the count, weighted by
+    this much against the count's cross-entropy. The head is not exported."""
     import torch
     import torch.nn.functional as F
 
@@ -349,6 +256,10 @@ def fit(data: list[Path], val: list[Path], out: Path, epochs: int, width: int, s
     crops = np.concatenate([p["crops"] for p in parts])
     y = np.concatenate([p["y"] for p in parts]).astype(np.int64)
     style = np.concatenate([p["style"] for p in parts])
+    points = np.concatenate([p["points"] if "points" in p else
+                             np.full((len(p["y"]), MAX_POINTS, 2), np.nan, np.float32) for p in parts])
+    npoints = np.concatenate([p["npoints"] if "npoints" in p else
+                              np.full(len(p["y"]), -1, np.int16) for p in parts]).astype(np.int64)
     weight = np.ones(len(y))
     for src, mass in ((style < 0, photo_weight), (style >= 0, 1.0)):
         if not src.any():
@@ -363,14 +274,18 @@ def fit(data: list[Path], val: list[Path], out: Path, epochs: int, width: int, s
     vx = np.stack([preprocess(centre(c)) for p in vparts for c in p["crops"]])
     vy = np.concatenate([p["y"] for p in vparts]).astype(np.int64)
     vx_t = torch.from_numpy(vx).permute(0, 3, 1, 2).contiguous()
-    print(f"train {len(y)} crops ({np.count_nonzero(style < 0)} photoreal), val {len(vy)}",
+    print(f"train {len(y)} crops ({np.count_nonzero(style < 0)} photoreal, "
+          f"{np.count_nonzero(npoints >= 0)} with seed points), val {len(vy)}",
           file=sys.stderr, flush=True)
     net = _net(width)
     if init is not None:
         load_exported(net, init)
     net = net.to(memory_format=torch.channels_last)
+    head = torch.nn.Conv2d(4 * width, 1, 1) if density_weight > 0 else None
+    body, top = net[:-5], net[-5:]  # the last feature map (GRID x GRID), then pool and dense
     steps_per_epoch = steps
-    opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
+    opt = torch.optim.AdamW(list(net.parameters()) + ([] if head is None else list(head.parameters())),
+                            lr=2e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=max_lr, total_steps=epochs * steps_per_epoch,
                                                 pct_start=0.15)
     best, best_state = float("inf"), None
@@ -381,13 +296,24 @@ def fit(data: list[Path], val: list[Path], out: Path, epochs: int, width: int, s
             for m in net.modules():
                 if isinstance(m, torch.nn.BatchNorm2d):
                     m.eval()
-        tot = 0.0
+        tot = tot_d = 0.0
         for _ in range(steps_per_epoch):
             idx = rng.choice(len(y), batch, p=weight)
-            xb = torch.from_numpy(np.stack([preprocess(augment(crops[j], rng)) for j in idx])
-                                 ).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
+            moved = [augment_with_points(crops[j], points[j, :max(int(npoints[j]), 0)], rng)
+                     for j in idx]
+            xs = [preprocess(a) for a, _q in moved]
+            xb = torch.from_numpy(np.stack(xs)).permute(0, 3, 1, 2).contiguous(
+                memory_format=torch.channels_last)
             tb = torch.from_numpy(soft_targets(y[idx]))
-            loss = -(tb * F.log_softmax(net(xb), dim=1)).sum(dim=1).mean()
+            feats = body(xb)
+            loss = -(tb * F.log_softmax(top(feats), dim=1)).sum(dim=1).mean()
+            if head is not None:
+                known = torch.from_numpy((npoints[idx] >= 0).astype(np.float32))
+                dens = torch.from_numpy(np.stack([density_map(q, INPUT) for _a, q in moved]))
+                err = ((F.softplus(head(feats))[:, 0] - dens) ** 2).sum(dim=(1, 2))
+                dloss = (err * known / (1.0 + torch.from_numpy(y[idx].astype(np.float32)))).mean()
+                loss = loss + density_weight * dloss
+                tot_d += float(dloss.detach())
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -400,7 +326,8 @@ def fit(data: list[Path], val: list[Path], out: Path, epochs: int, width: int, s
         pred = vl.argmax(1).numpy()
         small = vy <= 8
         acc08 = float((pred[small] == vy[small]).mean())
-        print(f"epoch {ep + 1}/{epochs} train {tot / steps_per_epoch:.3f} val {vloss:.3f} "
+        print(f"epoch {ep + 1}/{epochs} train {tot / steps_per_epoch:.3f} "
+              f"density {tot_d / steps_per_epoch:.3f} val {vloss:.3f} "
               f"exact0-8 {acc08:.3f} all {float((pred == vy).mean()):.3f} {time.time() - t0:.0f}s",
               file=sys.stderr, flush=True)
         if vloss < best:
@@ -412,7 +339,7 @@ def fit(data: list[Path], val: list[Path], out: Path, epochs: int, width: int, s
                                     "epochs": epochs, "epochs_done": ep + 1, "width": width,
                                     "seed": seed, "photo_weight": photo_weight, "balance": balance,
                                     "best_val": best, "init": str(init) if init else None,
-                                    "max_lr": max_lr})
+                                    "max_lr": max_lr, "density_weight": density_weight})
             print(f"wrote {out} (epoch {ep + 1}, temperature {temp:.3f})", file=sys.stderr, flush=True)
     assert best_state is not None
     print(set_temperatures(out, val), file=sys.stderr, flush=True)
@@ -557,6 +484,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="start from this exported model (fine-tuning; batch norms frozen)")
     f.add_argument("--max-lr", type=float, default=3e-3,
                    help="peak learning rate (default 3e-3; ~5e-4 to fine-tune)")
+    f.add_argument("--density-weight", type=float, default=0.0,
+                   help="also learn where the seeds lie, from crops with seed points "
+                        "(vision.seed_density), this much against the count (default 0: off)")
     tp = sub.add_parser("temper", help="fit a model's temperatures for 1..8 averaged views")
     tp.add_argument("model", type=Path)
     tp.add_argument("data", type=Path, nargs="+", help="photo files never used to train the model")
@@ -589,7 +519,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {args.out}: {len(d['y'])} pits", file=sys.stderr)
     else:
         fit(args.data, args.val, args.out, args.epochs, args.width, args.seed, args.photo_weight,
-            args.threads, args.steps, args.balance, init=args.init, max_lr=args.max_lr)
+            args.threads, args.steps, args.balance, init=args.init, max_lr=args.max_lr,
+            density_weight=args.density_weight)
     return 0
 
 

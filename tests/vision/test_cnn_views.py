@@ -151,7 +151,7 @@ def _sample_single(folder: Path) -> tuple[dict, dict[str, int], set[str]]:
 
 def test_photo_cuts_only_the_named_pits(tmp_path: Path) -> None:
     """train_cnn photo --holes A5,a5: the nyumba's crops with the label's counts."""
-    from vision.train_cnn import photo
+    from vision.train_sets import photo
 
     _, counts, hidden = _sample_single(tmp_path)
     want = [counts[n] for n in ("A5", "a5") if n not in hidden]
@@ -169,7 +169,7 @@ def test_pipeline_pits_are_cut_where_the_pipeline_finds_them(tmp_path: Path) -> 
     from vision.holes import HOLES
     from vision.io import read_image
     from vision.pipeline import recognize
-    from vision.train_cnn import pipeline_pits
+    from vision.train_sets import pipeline_pits
 
     label, counts, hidden = _sample_single(tmp_path)
     data = pipeline_pits([tmp_path])

@@ -67,3 +67,25 @@ def test_a_fill_outside_any_sensible_framing_is_refused() -> None:
         for cut in (camera_pit_crops, pit_crops):
             with pytest.raises(ValueError, match="fill"):
                 cut(img, label, bad)
+
+
+def test_seed_points_land_where_the_crops_show_the_seeds() -> None:
+    from vision.count_data import crop_seed_points
+
+    # a pit at (400, 250) (radius 30 px straight down), two seeds drawn 12 px right of and
+    # 15 px above its centre, a third buried (visibility 0.02)
+    img = np.zeros((600, 1200, 3), np.uint8)
+    cv2.circle(img, (412, 250), 4, (255, 255, 255), -1)
+    cv2.circle(img, (400, 235), 4, (255, 255, 255), -1)
+    label = _label({"A3": [400, 250], "A4": [500, 250]})
+    label["render"] |= {"seed_points_px": {"A3": [[412, 250], [400, 235], [401, 251]]},
+                        "seed_visibility": {"A3": [0.9, 0.8, 0.02]}}
+    for camera, crops in ((False, pit_crops(img, label)), (True, camera_pit_crops(img, label))):
+        pts = crop_seed_points(label, img.shape, camera=camera)
+        assert pts is not None and set(pts) == set(crops) == {"A3", "A4"}
+        assert pts["A4"].shape == (0, 2) and pts["A3"].shape == (2, 2)  # the buried seed is left out
+        for x, y in pts["A3"]:
+            assert crops["A3"][int(round(y)), int(round(x)), 0] > 127  # on a drawn seed
+        scale = CROP * FILL / 60  # the pit's 60 px fill FILL of the crop
+        assert np.allclose(pts["A3"][0], (CROP / 2 - 0.5 + 12 * scale, CROP / 2 - 0.5), atol=1.0)
+    assert crop_seed_points(_label({"A3": [400, 250]}), img.shape) is None  # no seed points

@@ -159,19 +159,35 @@ def test_heaped_counts_hold_the_heaps_and_all_64_seeds() -> None:
         sample_counts(np.random.default_rng(0), 4)
 
 
+def _resting(group: str, z: float = 0.0) -> Seed:
+    """A seed resting at its pit's centre, raised by ``z`` metres."""
+    x, y = GEOM.pit_xy(group) if group in HOLES else (0.5, 0.0)
+    m = np.eye(4)
+    m[:3, 3] = (x, y, GEOM.top_z + z)
+    return Seed(group, 0, (1, 1, 1), 0.5, m.tolist())
+
+
 def test_seed_visibility_is_recorded_per_pit_most_visible_first() -> None:
     from vision.count_data import hidden_seeds
+    from vision.synth.scene import geometry_dict
 
     params = sample_params(np.random.default_rng(3))
     params["hand"] = None
-    seeds = [Seed("A6", 0, (1, 1, 1), 0.5), Seed("A6", 0, (1, 1, 1), 0.5),
-             Seed("A6", 1, (1, 1, 1), 0.5), Seed("reserve_south", 2, (1, 1, 1), 0.1)]
+    params["geometry"] = geometry_dict(GEOM)
+    seeds = [_resting("A6"), _resting("A6", 0.02), _resting("A6", 0.01), _resting("reserve_south")]
     counts = dict.fromkeys(HOLES, 0) | {"A6": 3}
     req = {"counts": counts, "reserves": {"south": 1, "north": 0},
            "nyumba_owned": {"south": True, "north": True}, "to_move": "south", "blocked": None}
     label = label_for_frame("x.jpg", params, seeds, req, 0, {}, [0.04, 0.9, 0.3, None])
     assert label["render"]["seed_visibility"] == {"A6": [0.9, 0.3, 0.04]}
     assert label_errors(label) == []
+    # the points follow the same order: the 0.04 seed lies on the plane of the top face at
+    # the pit's centre, so it projects onto the labelled centre; the 0.9 seed, raised 2 cm,
+    # is seen a little off it by this slanted camera
+    pts = label["render"]["seed_points_px"]["A6"]
+    centre = np.array(label["pit_centers_px"]["A6"])
+    assert len(pts) == 3 and np.hypot(*(np.array(pts[2]) - centre)) < 1.0
+    assert 0 < np.hypot(*(np.array(pts[0]) - centre)) < 30
     # one of A6's three seeds shows under a tenth of itself: no photo can count it
     hidden = hidden_seeds(label)
     assert hidden is not None and hidden["A6"] == 1 and sum(hidden.values()) == 1
@@ -181,11 +197,15 @@ def test_seed_visibility_is_recorded_per_pit_most_visible_first() -> None:
     assert hidden_seeds(_label()) is None
 
 
-def test_seed_visibility_needs_one_figure_per_seed() -> None:
-    from vision.synth.generate import seed_visibility_by_pit
+def test_seed_visibility_needs_one_figure_and_a_pose_per_seed() -> None:
+    from vision.synth.generate import seeds_in_view
+    from vision.synth.scene import fit_camera
 
+    cam = fit_camera(GEOM, -90.0, 90.0, 0.0, 35.0, 0.8, 200, 120)
     with pytest.raises(ValueError, match="2 seeds but 1 figures"):
-        seed_visibility_by_pit([Seed("A6", 0, (1, 1, 1), 0.5)] * 2, [0.5])
+        seeds_in_view([_resting("A6")] * 2, [0.5], cam)
+    with pytest.raises(ValueError, match="a seed in A6 has no resting pose"):
+        seeds_in_view([Seed("A6", 0, (1, 1, 1), 0.5)], [0.5], cam)
 
 
 def test_hidden_seeds_names_a_bad_visibility_entry() -> None:

@@ -42,7 +42,8 @@ def label_for_frame(
 
     ``visibility`` (one per seed, as :attr:`vision.synth.blender.FrameResult.visibility`)
     adds ``render.seed_visibility``: for each pit holding seeds, the share of each
-    seed's camera-facing surface that the camera sees, most visible first."""
+    seed's camera-facing surface that the camera sees, most visible first; and
+    ``render.seed_points_px``: where each of those seeds' centres lies in the image."""
     geom = BoardGeometry(**params["geometry"])
     cam = camera_from_params(geom, params["camera"])
     counts = dict.fromkeys(HOLES, 0)
@@ -74,23 +75,32 @@ def label_for_frame(
         "holes_changed_by_physics": [n for n in HOLES if counts[n] != requested["counts"][n]],
     } | extra
     if visibility is not None and any(v is not None for v in visibility):
-        render["seed_visibility"] = seed_visibility_by_pit(seeds, visibility)
+        render["seed_visibility"], render["seed_points_px"] = seeds_in_view(seeds, visibility, cam)
     label = make_label(image, cam.width, cam.height, pos, project_board(cam, geom), hand_on,
                        hidden, render)
     return validate_label(label)
 
 
-def seed_visibility_by_pit(seeds: Sequence[Any],
-                           visibility: Sequence[float | None]) -> dict[str, list[float]]:
-    """``{pit: [share seen of each seed, most visible first]}`` for the pits holding
-    seeds (seeds with no figure, e.g. reserve seeds, are left out)."""
+def seeds_in_view(seeds: Sequence[Any], visibility: Sequence[float | None],
+                  camera: Any) -> tuple[dict[str, list[float]], dict[str, list[list[float]]]]:
+    """For the pits holding seeds: ``{pit: [share seen of each seed, most visible
+    first]}`` and ``{pit: [[x, y] image pixel of each seed's centre, same order]}``
+    (``camera`` a :class:`vision.synth.scene.Camera`; seeds with no figure, e.g. reserve
+    seeds, are left out)."""
     if len(seeds) != len(visibility):
         raise ValueError(f"seed visibility: {len(seeds)} seeds but {len(visibility)} figures")
-    by_pit: dict[str, list[float]] = {}
+    by_pit: dict[str, list[tuple[float, list[float]]]] = {}
     for s, v in zip(seeds, visibility, strict=True):
-        if v is not None and s.group in HOLES:
-            by_pit.setdefault(s.group, []).append(round(float(v), 3))
-    return {n: sorted(by_pit[n], reverse=True) for n in HOLES if n in by_pit}
+        if v is None or s.group not in HOLES:
+            continue
+        if s.matrix is None:
+            raise ValueError(f"seed visibility: a seed in {s.group} has no resting pose")
+        x, y = camera.project(np.array(s.matrix, dtype=float)[:3, 3])[0]
+        by_pit.setdefault(s.group, []).append((round(float(v), 3),
+                                               [round(float(x), 1), round(float(y), 1)]))
+    order = {n: sorted(by_pit[n], key=lambda e: -e[0]) for n in HOLES if n in by_pit}
+    return ({n: [v for v, _p in e] for n, e in order.items()},
+            {n: [p for _v, p in e] for n, e in order.items()})
 
 
 def render_single(index: int, seed: int, out_dir: Path, samples: int = DEFAULT_SAMPLES,
@@ -147,7 +157,7 @@ def requested_counts(label: dict[str, Any]) -> tuple[dict[str, int], dict[str, i
 
 
 def add_visibility(label_path: Path) -> str:
-    """Add ``render.seed_visibility`` to the label of a single render made before it was
+    """Add ``render.seed_visibility`` and ``render.seed_points_px`` to the label of a single render made before it was
     recorded: the scene's seeds are dropped and settled again (no image is rendered;
     the simulation is deterministic) and the label is rewritten only when every pit
     ends with the count it records. Returns what happened: ``"added"``, ``"had it"``,
@@ -158,7 +168,7 @@ def add_visibility(label_path: Path) -> str:
 
     label = json.loads(Path(label_path).read_text())
     render = label.get("render") or {}
-    if "seed_visibility" in render:
+    if "seed_visibility" in render and "seed_points_px" in render:
         return "had it"
     if "frame" in render or "requested" not in render:
         return "skipped: a game frame (its seeds depend on the frames before it)"
@@ -174,6 +184,8 @@ def add_visibility(label_path: Path) -> str:
     diff = [f"{n} {want[n]}->{got[n]}" for n in HOLES if want[n] != got[n]]
     if diff:
         return "differs: " + ", ".join(diff)
-    label["render"]["seed_visibility"] = seed_visibility_by_pit(res.seeds, res.visibility)
+    cam = camera_from_params(BoardGeometry(**render["geometry"]), render["camera"])
+    label["render"]["seed_visibility"], label["render"]["seed_points_px"] = seeds_in_view(
+        res.seeds, res.visibility, cam)
     Path(label_path).write_text(json.dumps(validate_label(label), indent=1) + "\n")
     return "added"
