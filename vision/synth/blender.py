@@ -56,7 +56,8 @@ class FrameResult:
     render_seconds: float
     sim_seconds: float
     #: per seed (same order as ``seeds``): the share of its camera-facing surface the
-    #: camera sees (:func:`seed_visibility`); None for reserve seeds or when not rendered
+    #: camera sees (:func:`seed_visibility`); None for reserve seeds, and for every seed
+    #: when not measured (``visibility=False``)
     visibility: list[float | None] = field(default_factory=list)
 
 

@@ -157,12 +157,15 @@ def requested_counts(label: dict[str, Any]) -> tuple[dict[str, int], dict[str, i
 
 
 def add_visibility(label_path: Path) -> str:
-    """Add ``render.seed_visibility`` and ``render.seed_points_px`` to the label of a single render made before it was
-    recorded: the scene's seeds are dropped and settled again (no image is rendered;
-    the simulation is deterministic) and the label is rewritten only when every pit
-    ends with the count it records. Returns what happened: ``"added"``, ``"had it"``,
-    ``"skipped: ..."`` (a game frame, whose seeds depend on the frames before) or
-    ``"differs: ..."`` (the settled counts differ; the label is left as it was)."""
+    """Add ``render.seed_visibility`` and ``render.seed_points_px`` to the label of a
+    single render made before they were recorded.
+
+    The scene's seeds are dropped and settled again (no image is rendered; the
+    simulation is deterministic), and the label is rewritten only when every pit ends
+    with the count it records. Returns what happened: ``"added"``, ``"had it"``,
+    ``"skipped: ..."`` (a game frame, whose seeds depend on the frames before it, or a
+    label that does not say what was asked for) or ``"differs: ..."`` (the settled
+    counts differ; the label is left as it was)."""
     from vision.count_data import label_counts
     from vision.synth.blender import render_frame
 
@@ -170,8 +173,10 @@ def add_visibility(label_path: Path) -> str:
     render = label.get("render") or {}
     if "seed_visibility" in render and "seed_points_px" in render:
         return "had it"
-    if "frame" in render or "requested" not in render:
+    if "frame" in render:
         return "skipped: a game frame (its seeds depend on the frames before it)"
+    if "requested" not in render:
+        return "skipped: the label does not say what was asked for (render.requested)"
     counts, reserves = requested_counts(label)
     res = render_frame(render, targets_of(counts, reserves), Path(label_path).with_suffix(".tmp.png"),
                        hand=render.get("hand"), exact_tries=int(render.get("drop_tries", 1)),
