@@ -176,6 +176,10 @@ def _grow(pts: np.ndarray, seed: int, u: np.ndarray, v: np.ndarray, tol: float) 
     coord = {(0, 0): seed}
     used = {seed}
     queue = deque([(0, 0)])
+    px, py = np.ascontiguousarray(pts[:, 0]), np.ascontiguousarray(pts[:, 1])
+    # the tolerances of the two steps (the same values as np.linalg.norm gives)
+    reach = {True: tol * float(np.sqrt(u[0] * u[0] + u[1] * u[1])),
+             False: tol * float(np.sqrt(v[0] * v[0] + v[1] * v[1]))}
     while queue:
         a, b = queue.popleft()
         p = pts[coord[(a, b)]]
@@ -187,9 +191,11 @@ def _grow(pts: np.ndarray, seed: int, u: np.ndarray, v: np.ndarray, tol: float) 
                 key = (a + n * da, b + n * db)
                 if key in coord:
                     break
-                dist = np.linalg.norm(pts - (p + n * step), axis=1)
+                q = p + n * step
+                dx, dy = px - q[0], py - q[1]
+                dist = np.sqrt(dx * dx + dy * dy)  # np.linalg.norm(pts - q, axis=1), without its overhead
                 j = int(np.argmin(dist))
-                if dist[j] <= tol * np.linalg.norm(base) and j not in used:
+                if dist[j] <= reach[bool(da)] and j not in used:
                     coord[key] = j
                     used.add(j)
                     queue.append(key)
