@@ -78,6 +78,21 @@ def pct(values: list[float], q: float) -> float:
     return float(np.percentile(values, q)) if values else float("nan")
 
 
+def in_place(label: dict, pit_centres: dict) -> bool | None:
+    """Whether a found board is the labelled one: the median distance from each
+    pit's found centre to its labelled centre is under half the labelled pit
+    pitch (the median distance between neighbouring pits along a row). A quad
+    on a tiled floor beside the board is "found" but reads none of its pits.
+    None when the label has no pit centres."""
+    truth = label.get("pit_centers_px") or {}
+    steps = [float(np.hypot(*(np.array(truth[f"{r}{i + 1}"]) - truth[f"{r}{i}"])))
+             for r in "abAB" for i in range(1, 8) if f"{r}{i}" in truth and f"{r}{i + 1}" in truth]
+    errs = [float(np.hypot(*(np.array(pit_centres[n]) - truth[n]))) for n in truth if n in pit_centres]
+    if not steps or not errs:
+        return None
+    return float(np.median(errs)) < 0.5 * float(np.median(steps))
+
+
 def hidden_seed_figures(t: np.ndarray, p: np.ndarray, hidden: np.ndarray) -> dict | None:
     """How far seeds the camera cannot see explain the misreads (labels that record
     ``seed_visibility`` only; None when no scored pit has it).
@@ -159,6 +174,8 @@ def main(argv: list[str] | None = None) -> int:
     boards_all_flagged = 0  # clean boards whose every misread pit is listed as uncertain
     timings: dict[str, list[float]] = {s: [] for s in (*STAGES, "total")}
     found = boards_exact = boards_scored = 0
+    placed: list[bool] = []  # found boards checked against their labelled pits: in place?
+    off_place: list[str] = []
     hand_imgs = hand_flagged = clean_imgs = false_hand = 0
     corner_errs: list[float] = []
     cpu_ms: list[float] = []
@@ -182,6 +199,8 @@ def main(argv: list[str] | None = None) -> int:
                             counter=counter, cfg=cfg)
         except BoardNotFound as exc:
             rows.append({"image": label["image"], "found": 0, "error": str(exc)})
+            if label.get("pit_centers_px"):
+                placed.append(False)  # not found: not in place either
             continue
         total_ms = 1000 * (time.perf_counter() - t0)
         cpu_ms.append(1000 * (time.process_time() - c0))
@@ -194,6 +213,11 @@ def main(argv: list[str] | None = None) -> int:
         perr = [float(np.hypot(*(np.array(rec.pit_centers_px[n]) - label["pit_centers_px"][n])))
                 for n in HOLES if n in label.get("pit_centers_px", {})]
         pit_errs.extend(perr)
+        placed_here = in_place(label, rec.pit_centers_px)
+        if placed_here is not None:
+            placed.append(placed_here)
+            if not placed_here:
+                off_place.append(label["image"])
         pred = {n: int(v) for n, v in flatten(rec.position).items()}
         probs = flatten(rec.probabilities)
         conf = flatten(rec.confidence)
@@ -224,6 +248,7 @@ def main(argv: list[str] | None = None) -> int:
             boards_all_flagged += not unflagged
         rows.append({
             "image": label["image"], "found": 1, "corner_err_px": round(cerr, 2),
+            "in_place": "" if placed_here is None else int(placed_here),
             "pit_err_px_median": round(float(np.median(perr)), 2) if perr else None,
             "wrong": " ".join(wrong), "n_wrong": len(wrong), "hand": int(has_hand),
             "status": " ".join(rec.status), "total_ms": round(total_ms, 1),
@@ -231,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
         })
 
     if args.geometry_only:  # counts were not read: no per-pit or whole-board figures
-        pit_true, pit_pred, wide, boards_scored, pit_conf = [], [], [], 0, []
+        pit_true, pit_pred, wide, boards_scored, pit_conf, pit_hidden = [], [], [], 0, [], []
     t, p = np.array(pit_true, int), np.array(pit_pred, int)
     by_bucket = {}
     for name, lo, hi in BUCKETS:
@@ -264,6 +289,10 @@ def main(argv: list[str] | None = None) -> int:
         "dir": str(folder), "split": args.split, "images": len(labels),
         "calibration": args.calibration, "use_reserves": args.use_reserves,
         "board_found_rate": round(found / len(labels), 4),
+        # found where the labelled board is (:func:`in_place`), of the images whose labels
+        # have pit centres (one not found is not in place); and found boards elsewhere
+        "board_in_place_rate": round(float(np.mean(placed)), 4) if placed else None,
+        "boards_off_place": off_place,
         "corner_err_px_mean": round(float(np.mean(corner_errs)), 2) if corner_errs else None,
         "corner_err_px_p95": round(pct(corner_errs, 95), 2) if corner_errs else None,
         "pit_center_err_px_median": round(pct(pit_errs, 50), 2) if pit_errs else None,
