@@ -78,19 +78,18 @@ def pct(values: list[float], q: float) -> float:
     return float(np.percentile(values, q)) if values else float("nan")
 
 
-def in_place(label: dict, pit_centres: dict) -> bool | None:
-    """Whether a found board is the labelled one: the median distance from each
-    pit's found centre to its labelled centre is under half the labelled pit
-    pitch (the median distance between neighbouring pits along a row). A quad
-    on a tiled floor beside the board is "found" but reads none of its pits.
-    None when the label has no pit centres."""
+def in_place(label: dict, pit_errs: list[float]) -> bool | None:
+    """Whether a found board is the labelled one: the median of ``pit_errs`` (each
+    pit's found centre to its labelled centre, px) is under half the labelled pit
+    pitch (the median distance between neighbouring pits along a row). A quad on a
+    tiled floor beside the board is "found" but reads none of its pits. None when
+    the label has no pit centres."""
     truth = label.get("pit_centers_px") or {}
     steps = [float(np.hypot(*(np.array(truth[f"{r}{i + 1}"]) - truth[f"{r}{i}"])))
              for r in "abAB" for i in range(1, 8) if f"{r}{i}" in truth and f"{r}{i + 1}" in truth]
-    errs = [float(np.hypot(*(np.array(pit_centres[n]) - truth[n]))) for n in truth if n in pit_centres]
-    if not steps or not errs:
+    if not steps or not pit_errs:
         return None
-    return float(np.median(errs)) < 0.5 * float(np.median(steps))
+    return float(np.median(pit_errs)) < 0.5 * float(np.median(steps))
 
 
 def hidden_seed_figures(t: np.ndarray, p: np.ndarray, hidden: np.ndarray) -> dict | None:
@@ -213,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
         perr = [float(np.hypot(*(np.array(rec.pit_centers_px[n]) - label["pit_centers_px"][n])))
                 for n in HOLES if n in label.get("pit_centers_px", {})]
         pit_errs.extend(perr)
-        placed_here = in_place(label, rec.pit_centers_px)
+        placed_here = in_place(label, perr)
         if placed_here is not None:
             placed.append(placed_here)
             if not placed_here:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import importlib.util
 import json
+import math
 import shutil
 from pathlib import Path
 
@@ -141,7 +142,13 @@ def test_hidden_seed_figures_split_the_misreads_by_what_the_camera_sees() -> Non
 
 
 def test_a_board_found_beside_the_labelled_one_is_not_in_place() -> None:
-    in_place = _load().in_place
+    check = _load().in_place
+
+    def in_place(label: dict, found: dict) -> bool | None:
+        # as main() calls it: each found pit's distance to its labelled centre
+        truth = label.get("pit_centers_px") or {}
+        return check(label, [math.dist(found[n], truth[n]) for n in truth if n in found])
+
     # a label's pits on a 50 px grid: rows a, b, A, B, holes 1..8 along each row
     truth = {f"{r}{i}": [100.0 + 50 * i, 100.0 + 60 * k] for k, r in enumerate("abAB") for i in range(1, 9)}
     label = {"pit_centers_px": truth}
