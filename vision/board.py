@@ -355,17 +355,39 @@ def _slipped(table: np.ndarray, cfg: GridConfig) -> tuple[int, int]:
     return pick(col), pick(row)
 
 
-def _continues(table: np.ndarray, cfg: GridConfig) -> bool:
+def _continues(table: np.ndarray, cfg: GridConfig, unseen: np.ndarray | None = None) -> bool:
     """Whether the lines beyond two or more sides of the lattice (from
     :func:`line_evidence`) look like pits too (at least ``continues_beyond`` x the
-    lattice's median): a tiled table goes on, a board's pits end at its margins."""
+    lattice's median): a tiled table goes on, a board's pits end at its margins.
+    ``unseen``: per side (columns -1 and 8, rows -1 and 4), whether that line lies
+    off the image; with ``continues_unseen``, such a side may go on, for all the
+    photo shows (a pattern cut by the image's edge has no end to see)."""
     inner = float(np.median(table[1:5, 1:9]))
     if inner <= 0:
         return False
     col = np.median(table[1:5], axis=0) / inner
     row = np.median(table[:, 1:9], axis=1) / inner
-    outside = np.sort([col[0], col[-1], row[0], row[-1]])
-    return bool(outside[-2] >= cfg.continues_beyond)
+    beyond = np.array([col[0], col[-1], row[0], row[-1]])
+    if unseen is not None and cfg.continues_unseen:
+        beyond = np.where(unseen, np.inf, beyond)
+    return bool(np.sort(beyond)[-2] >= cfg.continues_beyond)
+
+
+def unseen_sides(m: np.ndarray, gap: float, shape: tuple[int, ...], cfg: GridConfig) -> np.ndarray:
+    """Per side of the lattice (columns -1 and 8, rows -1 and 4, as in
+    :func:`line_evidence`), whether most of the line beyond it lies off the image
+    (``m``: image -> lattice view)."""
+    p, b = cfg.lattice_pitch_px, cfg.lattice_border
+    rows = np.arange(-1.0, 5.0) + np.where(np.arange(-1, 5) >= 2, gap, 0.0)
+    lines = [np.stack([np.full(4, c), rows[1:5]], 1) for c in (-1.0, 8.0)]
+    lines += [np.stack([np.arange(8.0), np.full(8, r)], 1) for r in (rows[0], rows[-1])]
+    h, w = shape[:2]
+    out = []
+    for line in lines:
+        xy = to_image(line * p + b * p, m)
+        off = (xy[:, 0] < 0) | (xy[:, 0] > w - 1) | (xy[:, 1] < 0) | (xy[:, 1] > h - 1)
+        out.append(2 * int(off.sum()) > len(line))
+    return np.array(out)
 
 
 def _outer_line_void(table: np.ndarray, cfg: GridConfig) -> bool:
@@ -750,7 +772,7 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
     score = (level - max(float(np.median(ev[32:])), 0.0)) * inliers / 32
     if not _plausible(hlat, gap, gc):
         score = 0.0  # a lattice folded onto an edge or a line is no board
-    if _continues(table, gc):
+    if _continues(table, gc, unseen_sides(m, gap, image.shape, gc)):
         score = 0.0  # tiles or a pattern going on beyond the lattice: no board
     if _outer_line_void(table, gc):
         score = 0.0  # a lattice line on the margin: one pitch off, or astride a hand

@@ -208,6 +208,33 @@ def test_a_pattern_going_on_beyond_the_lattice_is_no_board() -> None:
         locate_board(img)
 
 
+def test_a_pattern_cut_by_the_image_edge_is_no_board() -> None:
+    """Round tiles from the middle of the photo to its right and bottom edges, plain
+    wood to their left (a dark board beside a tiled floor, synth_193_0031): the line
+    beyond the lattice's top goes on, the lines beyond its right and bottom lie off
+    the image. An edge of the photo is no margin: the pattern may go on past it."""
+    import dataclasses
+
+    import cv2
+
+    from vision.board import fit_from_lattice
+    from vision.errors import BoardNotFound
+    from vision.locate import locate_board
+
+    img = np.full((360, 880, 3), (150, 160, 170), np.uint8)
+    for y in range(20, 360, 60):
+        for x in range(420, 880, 60):
+            cv2.circle(img, (x, y), 20, (70, 80, 90), -1)
+    img = np.clip(img + np.random.default_rng(1).normal(0, 3, img.shape), 0, 255).astype(np.uint8)
+    hlat = np.array([[60.0, 0, 420], [0, 60, 140], [0, 0, 1]])  # columns 420..840, rows 140..320
+    assert fit_from_lattice(img, hlat, 0.0).grid.score == 0.0
+    with pytest.raises(BoardNotFound):
+        locate_board(img)
+    # the edges of the photo taken for margins: the pattern passes for a board
+    blind = dataclasses.replace(DEFAULT, grid=dataclasses.replace(DEFAULT.grid, continues_unseen=False))
+    assert fit_from_lattice(img, hlat, 0.0, blind).grid.score > 1.0
+
+
 def test_a_fit_whose_corners_leave_the_image_does_not_crash() -> None:
     """A wild start (corners mostly beyond the image edge) gives a fit with a low
     score, not an OpenCV error on an empty region (seen on a fresh render)."""
