@@ -359,17 +359,19 @@ def _continues(table: np.ndarray, cfg: GridConfig, unseen: np.ndarray | None = N
     :func:`line_evidence`) look like pits too (at least ``continues_beyond`` x the
     lattice's median): a tiled table goes on, a board's pits end at its margins.
     ``unseen``: per side (columns -1 and 8, rows -1 and 4), whether that line lies
-    off the image; with ``continues_unseen``, such a side may go on, for all the
-    photo shows (a pattern cut by the image's edge has no end to see)."""
+    off the image; with ``continues_unseen``, once a side in view goes on, the
+    sides off the image count as going on too: a pattern cut by the image's edge
+    has no end to see. (Not without one: a board filling the frame has its margins
+    off the image, and its pits end at every side in view.)"""
     inner = float(np.median(table[1:5, 1:9]))
     if inner <= 0:
         return False
     col = np.median(table[1:5], axis=0) / inner
     row = np.median(table[:, 1:9], axis=1) / inner
     beyond = np.array([col[0], col[-1], row[0], row[-1]])
-    if unseen is not None and cfg.continues_unseen:
-        beyond = np.where(unseen, np.inf, beyond)
-    return bool(np.sort(beyond)[-2] >= cfg.continues_beyond)
+    off = np.zeros(4, bool) if unseen is None or not cfg.continues_unseen else np.asarray(unseen, bool)
+    going = int(np.sum((beyond >= cfg.continues_beyond) & ~off))
+    return going >= 2 or (going >= 1 and going + int(off.sum()) >= 2)
 
 
 def unseen_sides(m: np.ndarray, gap: float, shape: tuple[int, ...], cfg: GridConfig) -> np.ndarray:

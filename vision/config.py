@@ -236,7 +236,7 @@ class GridConfig:
     covered_columns_max: int = 3
     covered_unlike: float = 2.0
     continues_beyond: float = 0.4  # lines beyond 2+ sides with this x the lattice's rim evidence: tiles, no board
-    continues_unseen: bool = True  # ... counting a line beyond the lattice that lies off the image as going on
+    continues_unseen: bool = True  # ... once one in view goes on, counting the lines beyond the lattice off the image as going on
     gap_steps: tuple[float, ...] = tuple(0.03 * i for i in range(21))  # middle gap / row pitch tried
     surface_gap_frac: float = 0.12  # surface edges searched from this / pitch beyond the pits' rims
     lattice_inlier_frac: float = 0.08  # RANSAC threshold / pitch for the lattice homography
