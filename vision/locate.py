@@ -414,6 +414,16 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
         scan.append(_pit_scanned(image, cfg))
         if scan[0] is not None and scan[0].score >= lc.pit_scan_early:
             return scan[0]
+        if scan[0] is None and lc.pit_scan_blobs and lc.blobs_early > 0:
+            # no rim lattice at all: the dark-disc scan, the last resort, is made now
+            # (0.2-2 s) and a clear fit from it ends the search. Over 297 renders the
+            # rims gave no lattice on 27; where the outlines were fitted first (1-9 s),
+            # the search ended on this same scan's fit on 12 of them, and a clear
+            # fit from it matched the final board on all of those where both were made
+            # (docs/vision.md, seventeenth session)
+            scan.append(_pit_scanned(image, cfg, blobs=True))
+            if scan[1] is not None and scan[1].score >= lc.blobs_early:
+                return scan[1]
     scored, small, scale = outline_candidates(image, cfg)
     first = None
     ranked0: list[tuple[float, np.ndarray, str]] | None = None
@@ -592,11 +602,14 @@ def _pit_scanned(image: np.ndarray, cfg: VisionConfig, blobs: bool = False) -> B
 
 
 def _last_resort(image: np.ndarray, cfg: VisionConfig, scan: list[BoardQuad | None] | None) -> BoardQuad | None:
-    """The rim scan's result (``scan``: ``[it]`` when it has run already), or when
+    """The rim scan's result (``scan``: ``[it]`` when it has run already, ``[it, the
+    dark-disc scan's]`` when that has too), or when
     the rims made no lattice and ``pit_scan_blobs``, the dark-disc scan's (~300 ms:
     only once nothing else fits clearly)."""
     scanned = scan[0] if scan else _pit_scanned(image, cfg)
     if scanned is None and cfg.locate.pit_scan_blobs:
+        if scan and len(scan) > 1:
+            return scan[1]  # made already (``blobs_early``)
         return _pit_scanned(image, cfg, blobs=True)
     return scanned
 
