@@ -417,10 +417,10 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
         if scan[0] is None and lc.pit_scan_blobs and lc.blobs_early > 0:
             # no rim lattice at all: the dark-disc scan, the last resort, is made now
             # (0.2-2 s) and a clear fit from it ends the search. Over 297 renders the
-            # rims gave no lattice on 27; where the outlines were fitted first (1-9 s),
-            # the search ended on this same scan's fit on 12 of them, and a clear
-            # fit from it matched the final board on all of those where both were made
-            # (docs/vision.md, seventeenth session)
+            # rims gave no lattice on 32; with the outlines fitted first (4-9 s), the
+            # search ended on this same scan's fit on 14 of them, and each of the 15
+            # clear fits from it was the board the whole search found (docs/vision.md,
+            # seventeenth session)
             scan.append(_pit_scanned(image, cfg, blobs=True))
             if scan[1] is not None and scan[1].score >= lc.blobs_early:
                 return scan[1]
