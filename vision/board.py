@@ -318,11 +318,17 @@ def line_evidence(gx: np.ndarray, gy: np.ndarray, gap: float, radius: tuple[floa
                   cfg: GridConfig) -> np.ndarray:
     """Rim evidence (median over 8 arcs) at the lattice points and one line beyond
     each side, in the lattice view: (6, 10) for rows -1..4 and columns -1..8."""
+    pts = _line_points(gap, cfg).reshape(-1, 2)
+    return rim_evidence(gx, gy, pts, np.array([radius]), sectors=8).reshape(6, 10)
+
+
+def _line_points(gap: float, cfg: GridConfig) -> np.ndarray:
+    """The lattice points and one line beyond each side, lattice-view px: (6, 10, 2)
+    for rows -1..4 and columns -1..8 (:func:`line_evidence`, :func:`unseen_sides`)."""
     p, b = cfg.lattice_pitch_px, cfg.lattice_border
     cols = np.arange(-1.0, 9.0)
     rows = np.arange(-1.0, 5.0) + np.where(np.arange(-1, 5) >= 2, gap, 0.0)
-    pts = np.stack(np.meshgrid(cols, rows), -1).reshape(-1, 2) * p + b * p
-    return rim_evidence(gx, gy, pts, np.array([radius]), sectors=8).reshape(6, 10)
+    return np.stack(np.meshgrid(cols, rows), -1) * p + b * p
 
 
 def _slipped(table: np.ndarray, cfg: GridConfig) -> tuple[int, int]:
@@ -378,17 +384,11 @@ def unseen_sides(m: np.ndarray, gap: float, shape: tuple[int, ...], cfg: GridCon
     """Per side of the lattice (columns -1 and 8, rows -1 and 4, as in
     :func:`line_evidence`), whether most of the line beyond it lies off the image
     (``m``: image -> lattice view)."""
-    p, b = cfg.lattice_pitch_px, cfg.lattice_border
-    rows = np.arange(-1.0, 5.0) + np.where(np.arange(-1, 5) >= 2, gap, 0.0)
-    lines = [np.stack([np.full(4, c), rows[1:5]], 1) for c in (-1.0, 8.0)]
-    lines += [np.stack([np.arange(8.0), np.full(8, r)], 1) for r in (rows[0], rows[-1])]
     h, w = shape[:2]
-    out = []
-    for line in lines:
-        xy = to_image(line * p + b * p, m)
-        off = (xy[:, 0] < 0) | (xy[:, 0] > w - 1) | (xy[:, 1] < 0) | (xy[:, 1] > h - 1)
-        out.append(2 * int(off.sum()) > len(line))
-    return np.array(out)
+    xy = to_image(_line_points(gap, cfg).reshape(-1, 2), m).reshape(6, 10, 2)
+    off = (xy[..., 0] < 0) | (xy[..., 0] > w - 1) | (xy[..., 1] < 0) | (xy[..., 1] > h - 1)
+    sides = (off[1:5, 0], off[1:5, -1], off[0, 1:9], off[-1, 1:9])
+    return np.array([2 * int(side.sum()) > len(side) for side in sides])
 
 
 def _outer_line_void(table: np.ndarray, cfg: GridConfig) -> bool:
