@@ -237,6 +237,38 @@ def export(net, temperature: float, out: Path, meta: dict) -> None:
                         input=np.int32(INPUT), meta=np.array(repr(meta)), **arrays)  # type: ignore[arg-type]
 
 
+def load_sets(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The crop files ``paths`` (``gen`` / ``photo`` / ``pipeline``) joined: crops, counts
+    (int64), style ids, seed points (NaN-padded; all NaN where not known) and point
+    counts (int64, -1 where not known)."""
+    parts = [dict(np.load(p)) for p in paths]
+    crops = np.concatenate([p["crops"] for p in parts])
+    y = np.concatenate([p["y"] for p in parts]).astype(np.int64)
+    style = np.concatenate([p["style"] for p in parts])
+    points = np.concatenate([p["points"] if "points" in p else
+                             np.full((len(p["y"]), MAX_POINTS, 2), np.nan, np.float32) for p in parts])
+    npoints = np.concatenate([p["npoints"] if "npoints" in p else
+                              np.full(len(p["y"]), -1, np.int16) for p in parts]).astype(np.int64)
+    return crops, y, style, points, npoints
+
+
+def sample_weights(y: np.ndarray, style: np.ndarray, photo_weight: float,
+                   balance: float) -> np.ndarray:
+    """Each crop's chance of being drawn into a batch (summing to 1): the photoreal crops
+    (``style`` < 0) together weigh ``photo_weight`` times their number against the
+    procedural ones, and within each source the count prior is flattened by ``balance``
+    (0: none, 1: uniform over counts up to 20+), so that the output acts more like a
+    likelihood than a prior."""
+    weight = np.ones(len(y))
+    for src, mass in ((style < 0, photo_weight), (style >= 0, 1.0)):
+        if not src.any():
+            continue
+        freq = np.bincount(np.minimum(y[src], 20), minlength=21).astype(np.float64)
+        w = 1.0 / np.maximum(freq[np.minimum(y[src], 20)], 1.0) ** balance
+        weight[src] = w * mass * src.sum() / w.sum()
+    return weight / weight.sum()
+
+
 def fit(data: list[Path], val: list[Path], out: Path, epochs: int, width: int, seed: int,
         photo_weight: float, threads: int, steps: int = 200, balance: float = 0.0, batch: int = 128,
         init: Path | None = None, max_lr: float = 3e-3, density_weight: float = 0.0) -> None:
@@ -252,24 +284,8 @@ def fit(data: list[Path], val: list[Path], out: Path, epochs: int, width: int, s
     torch.set_num_threads(threads)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    parts = [dict(np.load(p)) for p in data]
-    crops = np.concatenate([p["crops"] for p in parts])
-    y = np.concatenate([p["y"] for p in parts]).astype(np.int64)
-    style = np.concatenate([p["style"] for p in parts])
-    points = np.concatenate([p["points"] if "points" in p else
-                             np.full((len(p["y"]), MAX_POINTS, 2), np.nan, np.float32) for p in parts])
-    npoints = np.concatenate([p["npoints"] if "npoints" in p else
-                              np.full(len(p["y"]), -1, np.int16) for p in parts]).astype(np.int64)
-    weight = np.ones(len(y))
-    for src, mass in ((style < 0, photo_weight), (style >= 0, 1.0)):
-        if not src.any():
-            continue
-        # Flatten each source's count prior (``balance`` 0: none, 1: uniform over counts up
-        # to 20+), so that the output acts more like a likelihood than a prior.
-        freq = np.bincount(np.minimum(y[src], 20), minlength=21).astype(np.float64)
-        w = 1.0 / np.maximum(freq[np.minimum(y[src], 20)], 1.0) ** balance
-        weight[src] = w * mass * src.sum() / w.sum()
-    weight /= weight.sum()
+    crops, y, style, points, npoints = load_sets(data)
+    weight = sample_weights(y, style, photo_weight, balance)
     vparts = [dict(np.load(p)) for p in val]
     vx = np.stack([preprocess(centre(c)) for p in vparts for c in p["crops"]])
     vy = np.concatenate([p["y"] for p in vparts]).astype(np.int64)
