@@ -711,15 +711,30 @@ def paired_rows(gx: np.ndarray, gy: np.ndarray, nominal: np.ndarray, cfg: GridCo
     About 0.2-0.7 on boards. Above 1 each pit holds two lattice rows: the lattice
     has half the row pitch and covers half the board (its points on the top and the
     bottom of each pit score well, and the pits between them are plain wood)."""
-    p = cfg.lattice_pitch_px
     pts = nominal.reshape(4, 8, 2)
     mids = np.concatenate([0.5 * (pts[0] + pts[1]), 0.5 * (pts[2] + pts[3])])
-    sizes = np.asarray(cfg.paired_radius_fracs) * p
+    return _paired(gx, gy, nominal, mids, cfg, tall=True)
+
+
+def paired_columns(gx: np.ndarray, gy: np.ndarray, nominal: np.ndarray, cfg: GridConfig) -> float:
+    """:func:`paired_rows` across: how much better the midpoints of lattice columns
+    0-1, 2-3, 4-5 and 6-7 look like the centres of pits twice as wide as they are
+    tall than the lattice points look like pits'. Above 1 each pit holds two lattice
+    columns (on its left and right rims): the lattice has half the column pitch and
+    covers half the board's length."""
+    pts = nominal.reshape(4, 8, 2)
+    mids = 0.5 * (pts[:, 0::2] + pts[:, 1::2]).reshape(-1, 2)
+    return _paired(gx, gy, nominal, mids, cfg, tall=False)
+
+
+def _paired(gx: np.ndarray, gy: np.ndarray, nominal: np.ndarray, mids: np.ndarray, cfg: GridConfig,
+            tall: bool) -> float:
+    sizes = np.asarray(cfg.paired_radius_fracs) * cfg.lattice_pitch_px
     own = rim_evidence(gx, gy, nominal, np.array([(r, k * r) for r in sizes for k in (0.8, 0.9, 1.0, 1.12, 1.25)]),
                        sectors=8)
-    tall = rim_evidence(gx, gy, mids, np.array([(r, k * r) for r in sizes for k in (1.6, 1.8, 2.0, 2.2, 2.4, 2.6)]),
-                        sectors=8)
-    return float(np.median(tall, axis=0).max()) / max(float(np.median(own, axis=0).max()), 1e-6)
+    long = [(r, k * r) if tall else (k * r, r) for r in sizes for k in (1.6, 1.8, 2.0, 2.2, 2.4, 2.6)]
+    pair = rim_evidence(gx, gy, mids, np.array(long), sectors=8)
+    return float(np.median(pair, axis=0).max()) / max(float(np.median(own, axis=0).max()), 1e-6)
 
 
 def _doubled_rows(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: VisionConfig,
@@ -730,6 +745,18 @@ def _doubled_rows(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: VisionCo
     fits = [fit_from_lattice(image, hlat @ np.array([[1.0, 0, 0], [0, pitch, 0.5 + pitch * first], [0, 0, 1]]),
                              0.0, cfg, lap, check_pairs=False)
             for first in (-2, -1, 0)]  # which of the board's rows the middle of rows 0-1 is
+    return max(fits, key=lambda fit: fit.grid.score)
+
+
+def _doubled_columns(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: VisionConfig,
+                     lap: Callable[[str], None] | None) -> TopFace:
+    """The best fit started from a lattice of twice the column pitch, its columns through
+    the middles of columns 0-1, 2-3, 4-5 and 6-7 of ``hlat`` and on beyond them to
+    either side (the half lattice covers half the board's length: which half is not
+    known)."""
+    fits = [fit_from_lattice(image, hlat @ np.array([[2.0, 0, 0.5 + 2.0 * first], [0, 1.0, 0], [0, 0, 1]]),
+                             gap, cfg, lap, check_pairs=False)
+            for first in (-4, -3, -2, -1, 0)]  # which of the board's columns the middle of 0-1 is
     return max(fits, key=lambda fit: fit.grid.score)
 
 
@@ -788,6 +815,11 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
         if doubled.grid.score > 0:
             return doubled
         score = 0.0  # two lattice rows on each pit: half the board, or no board
+    if check_pairs and score > 0 and paired_columns(gx, gy, nominal, gc) > gc.paired_columns_max:
+        doubled = _doubled_columns(image, hlat, gap, cfg, lap)
+        if doubled.grid.score > 0:
+            return doubled
+        score = 0.0  # two lattice columns on each pit: half the board, or no board
     pits_ev = ev[:32].reshape(4, 8)
     evidence = pits_ev / max(float(np.median(pits_ev)), 1e-6)
     grid = PitGrid(centres, (p, p), rim, score, radius, radius[1] / radius[0], inliers,

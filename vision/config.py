@@ -208,6 +208,9 @@ class GridConfig:
     # pits (vision.board.paired_rows; 0.2-0.7 on 230 boards, 1.8 and 2.3 on the two fits of
     # half the row pitch among them) is fitted again from twice the row pitch
     paired_rows_max: float = 1.2
+    # the same across: columns 0-1, 2-3, 4-5, 6-7 as pits twice as wide as tall
+    # (vision.board.paired_columns), a lattice of half the column pitch on half the board
+    paired_columns_max: float = 1.2
     paired_radius_fracs: tuple[float, ...] = (0.22, 0.26, 0.30, 0.34, 0.38, 0.42)
     lattice_passes: int = 3  # peak -> homography refits
     peak_search_frac: float = 0.25  # each pit's rim is searched within +/- this x pitch (first pass)

@@ -792,6 +792,27 @@ def test_a_lattice_of_half_the_row_pitch_is_fitted_again_from_twice_the_pitch() 
     assert np.median(_pit_errors(scene, fit.hmat, fit.grid)) < 4.0
 
 
+def test_a_lattice_of_half_the_column_pitch_is_fitted_again_from_twice_the_pitch() -> None:
+    # GridConfig.paired_columns_max: a lattice with its columns on the left and right rims
+    # of the pits of four board columns (seen on a render, synth_223_0014: half the board
+    # read as 32 pits) is refitted from columns of twice its pitch, and ends on all 32 pits
+    from vision.board import fit_from_lattice
+
+    scene = draw_scene(START_COUNTS, default_corners((960, 540), 8, 0.1, 0.75), size=(960, 540), seed=21)
+    gap = 8.0 / 76.0  # the drawn board's
+    # columns at -0.25, 0.25 (pit column 0), 0.75, 1.25 (pit column 1), ... 3.25
+    half = _true_lattice(scene) @ np.array([[0.5, 0, -0.25], [0, 1.0, 0], [0, 0, 1]])
+    unchecked = fit_from_lattice(scene.image, half, gap, check_pairs=False)
+    assert np.median(_pit_errors(scene, unchecked.hmat, unchecked.grid)) > 10.0
+    fit = fit_from_lattice(scene.image, half, gap)
+    assert fit.grid.score >= 1.0
+    assert np.median(_pit_errors(scene, fit.hmat, fit.grid)) < 4.0
+    # the board's own lattice is not taken for a half one
+    right = fit_from_lattice(scene.image, _true_lattice(scene), gap)
+    assert np.median(_pit_errors(scene, right.hmat, right.grid)) < 4.0
+    assert right.grid.score >= 1.0
+
+
 def test_a_fit_whose_comb_finds_no_lattice_stops_before_the_refit(monkeypatch: pytest.MonkeyPatch) -> None:
     # LocateConfig.first_comb_min: the locate stage's single fits give up after the comb
     # search when the comb lattice scores under it (on a bare table: no lattice at all)
