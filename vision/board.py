@@ -703,38 +703,32 @@ def _fit_once(image: np.ndarray, corners: np.ndarray, aspect: float, cfg: Vision
     return fit_from_lattice(image, hlat, gap, cfg, lap)
 
 
-def paired_rows(gx: np.ndarray, gy: np.ndarray, nominal: np.ndarray, cfg: GridConfig) -> float:
-    """How much better the midpoints of lattice rows 0-1 and of rows 2-3 look like
-    the centres of pits twice as tall as they are wide than the lattice points look
-    like pits' (best ellipse of a few sizes, median over 8 arcs and over the points).
+def paired_ratios(gx: np.ndarray, gy: np.ndarray, nominal: np.ndarray, cfg: GridConfig,
+                  ) -> tuple[float, float]:
+    """How much better pairs of lattice lines look like single pits twice as long
+    than the lattice points look like pits (best ellipse of a few sizes, median over
+    8 arcs and over the points): (rows, columns).
 
-    About 0.2-0.7 on boards. Above 1 each pit holds two lattice rows: the lattice
-    has half the row pitch and covers half the board (its points on the top and the
-    bottom of each pit score well, and the pits between them are plain wood)."""
+    - Rows: the midpoints of lattice rows 0-1 and of rows 2-3 as the centres of pits
+      twice as tall as they are wide. About 0.2-0.7 on boards. Above 1 each pit holds
+      two lattice rows: the lattice has half the row pitch and covers half the board
+      (its points on the top and the bottom of each pit score well, and the pits
+      between them are plain wood).
+    - Columns: the midpoints of columns 0-1, 2-3, 4-5 and 6-7 as the centres of pits
+      twice as wide as they are tall. 0.17-0.66 on 119 boards. Above 1 each pit holds
+      two lattice columns (on its left and right rims): half the column pitch, on
+      half the board's length."""
     pts = nominal.reshape(4, 8, 2)
-    mids = np.concatenate([0.5 * (pts[0] + pts[1]), 0.5 * (pts[2] + pts[3])])
-    return _paired(gx, gy, nominal, mids, cfg, tall=True)
-
-
-def paired_columns(gx: np.ndarray, gy: np.ndarray, nominal: np.ndarray, cfg: GridConfig) -> float:
-    """:func:`paired_rows` across: how much better the midpoints of lattice columns
-    0-1, 2-3, 4-5 and 6-7 look like the centres of pits twice as wide as they are
-    tall than the lattice points look like pits'. Above 1 each pit holds two lattice
-    columns (on its left and right rims): the lattice has half the column pitch and
-    covers half the board's length."""
-    pts = nominal.reshape(4, 8, 2)
-    mids = 0.5 * (pts[:, 0::2] + pts[:, 1::2]).reshape(-1, 2)
-    return _paired(gx, gy, nominal, mids, cfg, tall=False)
-
-
-def _paired(gx: np.ndarray, gy: np.ndarray, nominal: np.ndarray, mids: np.ndarray, cfg: GridConfig,
-            tall: bool) -> float:
     sizes = np.asarray(cfg.paired_radius_fracs) * cfg.lattice_pitch_px
     own = rim_evidence(gx, gy, nominal, np.array([(r, k * r) for r in sizes for k in (0.8, 0.9, 1.0, 1.12, 1.25)]),
                        sectors=8)
-    long = [(r, k * r) if tall else (k * r, r) for r in sizes for k in (1.6, 1.8, 2.0, 2.2, 2.4, 2.6)]
-    pair = rim_evidence(gx, gy, mids, np.array(long), sectors=8)
-    return float(np.median(pair, axis=0).max()) / max(float(np.median(own, axis=0).max()), 1e-6)
+    own_best = max(float(np.median(own, axis=0).max()), 1e-6)
+    stretch = (1.6, 1.8, 2.0, 2.2, 2.4, 2.6)
+    rows = np.concatenate([0.5 * (pts[0] + pts[1]), 0.5 * (pts[2] + pts[3])])
+    tall = rim_evidence(gx, gy, rows, np.array([(r, k * r) for r in sizes for k in stretch]), sectors=8)
+    cols = 0.5 * (pts[:, 0::2] + pts[:, 1::2]).reshape(-1, 2)
+    wide = rim_evidence(gx, gy, cols, np.array([(k * r, r) for r in sizes for k in stretch]), sectors=8)
+    return (float(np.median(tall, axis=0).max()) / own_best, float(np.median(wide, axis=0).max()) / own_best)
 
 
 def _doubled_rows(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: VisionConfig,
@@ -764,9 +758,10 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
                      lap: Callable[[str], None] | None = None, check_pairs: bool = True) -> TopFace:
     """The top-face fit from a first lattice (``hlat``: lattice coords (col, row +
     gap past row 1) -> image px): lattice refits, score, playing-surface corners.
-    A lattice with two rows on each pit (:func:`paired_rows` above
+    A lattice with two rows on each pit (:func:`paired_ratios` above
     ``GridConfig.paired_rows_max``) is fitted again from twice the row pitch
-    (``check_pairs``); it scores 0 itself."""
+    (``check_pairs``), and one with two columns on each pit (above
+    ``paired_columns_max``) from twice the column pitch; it scores 0 itself."""
     tick = lap or (lambda stage: None)
     gc, rc = cfg.grid, cfg.rectify
     for attempt in range(gc.reslips + 1):
@@ -810,16 +805,16 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
     in_image = to_image(centres.reshape(-1, 2), m)
     if not np.all((in_image >= 0) & (in_image <= (image.shape[1] - 1, image.shape[0] - 1))):
         score = 0.0  # pits outside the image cannot be read (and a pattern running off it has no end)
-    if check_pairs and score > 0 and paired_rows(gx, gy, nominal, gc) > gc.paired_rows_max:
-        doubled = _doubled_rows(image, hlat, gap, cfg, lap)
-        if doubled.grid.score > 0:
-            return doubled
-        score = 0.0  # two lattice rows on each pit: half the board, or no board
-    if check_pairs and score > 0 and paired_columns(gx, gy, nominal, gc) > gc.paired_columns_max:
-        doubled = _doubled_columns(image, hlat, gap, cfg, lap)
-        if doubled.grid.score > 0:
-            return doubled
-        score = 0.0  # two lattice columns on each pit: half the board, or no board
+    if check_pairs and score > 0:
+        pair_rows, pair_cols = paired_ratios(gx, gy, nominal, gc)
+        for paired, limit, double in ((pair_rows, gc.paired_rows_max, _doubled_rows),
+                                      (pair_cols, gc.paired_columns_max, _doubled_columns)):
+            if paired > limit:
+                doubled = double(image, hlat, gap, cfg, lap)
+                if doubled.grid.score > 0:
+                    return doubled
+                score = 0.0  # two lattice lines on each pit: half the board, or no board
+                break
     pits_ev = ev[:32].reshape(4, 8)
     evidence = pits_ev / max(float(np.median(pits_ev)), 1e-6)
     grid = PitGrid(centres, (p, p), rim, score, radius, radius[1] / radius[0], inliers,

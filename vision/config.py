@@ -205,11 +205,12 @@ class GridConfig:
     lattice_pitch_px: float = 40.0  # column pitch in the lattice view (top face, pits on a grid)
     lattice_border: float = 1.6  # pitches of surroundings kept around the outer pit centres
     # a lattice whose row pairs 0-1 and 2-3 look more like tall pits than its points look like
-    # pits (vision.board.paired_rows; 0.2-0.7 on 230 boards, 1.8 and 2.3 on the two fits of
+    # pits (vision.board.paired_ratios; 0.2-0.7 on 230 boards, 1.8 and 2.3 on the two fits of
     # half the row pitch among them) is fitted again from twice the row pitch
     paired_rows_max: float = 1.2
     # the same across: columns 0-1, 2-3, 4-5, 6-7 as pits twice as wide as tall
-    # (vision.board.paired_columns), a lattice of half the column pitch on half the board
+    # (vision.board.paired_ratios; 0.17-0.66 on 119 boards, 2.24 on the half board of
+    # synth_223_0014), a lattice of half the column pitch on half the board
     paired_columns_max: float = 1.2
     paired_radius_fracs: tuple[float, ...] = (0.22, 0.26, 0.30, 0.34, 0.38, 0.42)
     lattice_passes: int = 3  # peak -> homography refits
