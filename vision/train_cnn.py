@@ -252,6 +252,25 @@ def load_sets(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
     return crops, y, style, points, npoints
 
 
+def load_val(paths: list[Path]) -> tuple[np.ndarray, np.ndarray]:
+    """Held-out crop files as network inputs, (N, 3, INPUT, INPUT) float32 as inference
+    sees them (unaugmented), and their counts (int64)."""
+    parts = [dict(np.load(p)) for p in paths]
+    x = np.stack([preprocess(centre(c)) for p in parts for c in p["crops"]])
+    y = np.concatenate([p["y"] for p in parts]).astype(np.int64)
+    return np.ascontiguousarray(x.transpose(0, 3, 1, 2)), y
+
+
+def start_net(width: int, init: Path | None):  # noqa: ANN201 - a torch module
+    """The training network, from an exported model when ``init`` is given."""
+    import torch
+
+    net = _net(width)
+    if init is not None:
+        load_exported(net, init)
+    return net.to(memory_format=torch.channels_last)
+
+
 def sample_weights(y: np.ndarray, style: np.ndarray, photo_weight: float,
                    balance: float) -> np.ndarray:
     """Each crop's chance of being drawn into a batch (summing to 1): the photoreal crops
@@ -286,17 +305,12 @@ def fit(data: list[Path], val: list[Path], out: Path, epochs: int, width: int, s
     rng = np.random.default_rng(seed)
     crops, y, style, points, npoints = load_sets(data)
     weight = sample_weights(y, style, photo_weight, balance)
-    vparts = [dict(np.load(p)) for p in val]
-    vx = np.stack([preprocess(centre(c)) for p in vparts for c in p["crops"]])
-    vy = np.concatenate([p["y"] for p in vparts]).astype(np.int64)
-    vx_t = torch.from_numpy(vx).permute(0, 3, 1, 2).contiguous()
+    vx, vy = load_val(val)
+    vx_t = torch.from_numpy(vx)
     print(f"train {len(y)} crops ({np.count_nonzero(style < 0)} photoreal, "
           f"{np.count_nonzero(npoints >= 0)} with seed points), val {len(vy)}",
           file=sys.stderr, flush=True)
-    net = _net(width)
-    if init is not None:
-        load_exported(net, init)
-    net = net.to(memory_format=torch.channels_last)
+    net = start_net(width, init)
     head = torch.nn.Conv2d(4 * width, 1, 1) if density_weight > 0 else None
     body, top = net[:-5], net[-5:]  # the last feature map (GRID x GRID), then pool and dense
     steps_per_epoch = steps

@@ -33,17 +33,9 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.cnn import INPUT, N_COUNTS, preprocess
+from vision.cnn import INPUT, N_COUNTS
 from vision.seed_density import GRID, SIGMA_CELLS
-from vision.train_cnn import (
-    _net,
-    centre,
-    export,
-    fit_temperature,
-    load_exported,
-    load_sets,
-    sample_weights,
-)
+from vision.train_cnn import export, fit_temperature, load_sets, load_val, sample_weights, start_net
 from vision.train_sets import STORE
 
 BLUR_RADIUS = 5  # taps either side: cv2 uses 11 taps for the widest blur drawn (sd 1.2)
@@ -210,18 +202,12 @@ def fit_timed(data: list[Path], val: list[Path], out: Path, seconds: float, widt
     y = torch.from_numpy(y_np).to(dev)
     known = torch.from_numpy((npoints >= 0).astype(np.float32)).to(dev)
     points = torch.from_numpy(points_np.astype(np.float32)).to(dev)
-    vparts = [dict(np.load(p)) for p in val]
-    vx = torch.from_numpy(np.stack([preprocess(centre(c)) for p in vparts for c in p["crops"]])
-                          ).permute(0, 3, 1, 2).contiguous().to(dev)
-    vy_np = np.concatenate([p["y"] for p in vparts]).astype(np.int64)
-    vy = torch.from_numpy(vy_np).to(dev)
+    vx_np, vy_np = load_val(val)
+    vx, vy = torch.from_numpy(vx_np).to(dev), torch.from_numpy(vy_np).to(dev)
     print(f"train {len(y_np)} crops ({int((style < 0).sum())} photoreal, "
           f"{int((npoints >= 0).sum())} with seed points), val {len(vy_np)}, on {dev}",
           file=sys.stderr, flush=True)
-    net = _net(width)
-    if init is not None:
-        load_exported(net, init)
-    net = net.to(dev).to(memory_format=torch.channels_last)
+    net = start_net(width, init).to(dev)
     body, top = net[:-5], net[-5:]  # the last feature map (GRID x GRID), then pool and dense
     head = torch.nn.Conv2d(4 * width, 1, 1).to(dev) if density_weight > 0 else None
     params = list(net.parameters()) + ([] if head is None else list(head.parameters()))
