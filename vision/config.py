@@ -263,9 +263,6 @@ class CountConfig:
     recheck_views: int = 4  # (1: no second look)
     recheck_max_count: int = 8  # ... when its most likely count is at most this (heaps are left: no better read
     # from more views, and their widening is fitted at one view; 16+ coverage unchanged this way)
-    # a second network (a model file in vision/models) that also reads the rechecked pits,
-    # their distribution the geometric mean of both (None: the first network alone)
-    recheck_second: str | None = None
 
 
 @dataclass(frozen=True)

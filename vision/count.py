@@ -28,7 +28,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
@@ -256,7 +255,7 @@ def count_pit(crop_bgr: np.ndarray, look: SeedLook | None = None,
 def count_pits(crops: Sequence[np.ndarray], look: SeedLook | None = None,
                views: int | Sequence[int] | None = None,
                recheck: tuple[float, int, int] | None = None,
-               broad: bool = False, recheck_second: Path | None = None) -> list[PitCount]:
+               broad: bool = False) -> list[PitCount]:
     """:func:`count_pit` for many crops, batched.
 
     ``views``: one number for all crops, or one per crop. ``recheck`` = (below, views,
@@ -268,10 +267,7 @@ def count_pits(crops: Sequence[np.ndarray], look: SeedLook | None = None,
     mostly on procedural pits of many looks of wood, seeds and light) and the
     distribution is the normalised geometric mean of the two (``bao count-pit``: a
     crop of another board; the board pipeline reads its renders' kind of board
-    better with the first network alone). ``recheck_second``: a model file whose
-    network also reads the rechecked crops (at the recheck's views); their
-    distribution is then the geometric mean of all the networks'
-    (``CountConfig.recheck_second`` in the board pipeline)."""
+    better with the first network alone)."""
     if not crops:
         return []
     squares = [_square(_check_crop(c)) for c in crops]
@@ -287,11 +283,7 @@ def count_pits(crops: Sequence[np.ndarray], look: SeedLook | None = None,
         if len(unsure):
             more = [net.mean_logits(x[unsure], recheck[1], known=(lg[unsure], first[unsure]))
                     for net, lg in zip(nets, logits, strict=True)]
-            again = nets
-            if recheck_second is not None:
-                again = [*nets, load_net(recheck_second)]
-                more.append(again[-1].mean_logits(x[unsure], recheck[1]))
-            probs[unsure] = _combined(again, more, recheck[1])
+            probs[unsure] = _combined(nets, more, recheck[1])
     if look is None or look.empty is None:
         return [_result(p) for p in probs]
     seeds = [look.changed_seeds(prepare(c)) for c in squares]
@@ -299,8 +291,8 @@ def count_pits(crops: Sequence[np.ndarray], look: SeedLook | None = None,
 
 
 def _combined(nets: list[CountNet], logits: list[np.ndarray], views: int | np.ndarray) -> np.ndarray:
-    """The first network's distributions, or with more the normalised geometric mean of
-    all the networks' (each at its own temperature), then the first network's heap
+    """The first network's distributions, or with two the normalised geometric mean of
+    both networks' (each at its own temperature), then the first network's heap
     widening."""
     if len(nets) == 1:
         return nets[0].calibrate(logits[0], views)

@@ -82,23 +82,19 @@ class Recognition:
 
 def _default_counter(crops: Sequence[np.ndarray], look: Any, views: int,
                      nyumba_views: int | None = None,
-                     recheck: tuple[float, int, int] | None = None,
-                     recheck_second: str | None = None) -> Sequence[Any]:
+                     recheck: tuple[float, int, int] | None = None) -> Sequence[Any]:
     """:func:`vision.count.count_pits` on the 32 crops (``HOLES`` order), the two nyumba
     with ``nyumba_views`` views (the square pits are the counter's weakest; two crops
     are cheap to look at from every side); ``recheck``: (below, views, max_count), the
     pits of at most ``max_count`` seeds read less surely than ``below`` are read again
-    at ``views`` views, by the model file ``recheck_second`` in ``vision/models`` too
-    when given."""
-    from vision.cnn import MODEL_PATH
+    at ``views`` views."""
     from vision.count import count_pits
 
-    second = None if recheck_second is None else MODEL_PATH.with_name(recheck_second)
     if nyumba_views is None or len(crops) != len(HOLES):
-        return count_pits(crops, look, views, recheck, recheck_second=second)
+        return count_pits(crops, look, views, recheck)
     # all crops through the network together: the round pits at ``views``, the nyumba at theirs
     each = [nyumba_views if n in NYUMBA else views for n in HOLES]
-    return count_pits(crops, look, each, recheck, recheck_second=second)
+    return count_pits(crops, look, each, recheck)
 
 
 def _covered(crops: Sequence[np.ndarray], probs: np.ndarray, grid: PitGrid, hidden: np.ndarray,
@@ -218,7 +214,7 @@ def recognize(
     results = (counter(crops, look) if counter is not None
                else _default_counter(crops, look, cfg.count.views, cfg.count.nyumba_views,
                                      (cfg.count.recheck_below, cfg.count.recheck_views,
-                                      cfg.count.recheck_max_count), recheck_second=cfg.count.recheck_second))
+                                      cfg.count.recheck_max_count)))
     probs = np.array([np.asarray(r.probabilities, np.float64) for r in results])
     lap("count")
     hidden, faint = occluded_cells(grid, cfg.grid)  # (4, 8): row-major is HOLES order

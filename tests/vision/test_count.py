@@ -206,33 +206,6 @@ def test_unsure_pits_are_read_again_at_more_views(monkeypatch: pytest.MonkeyPatc
     assert [r.count for r in heap] == [2, 2]
 
 
-def test_a_second_network_reads_the_rechecked_pits_too() -> None:
-    # CountConfig.recheck_second: the pits read again are read by a second network too
-    # (at the recheck's views) and get the geometric mean of both networks' readings;
-    # the pits read surely the first time keep the first network's reading
-    from vision.cnn import BROAD_MODEL_PATH, load_net
-    from vision.count import _combined
-    from vision.train_sets import generate
-
-    crops = list(generate(24, seed=5)["crops"])
-    first = count_pits(crops, views=1, recheck=(0.9, 4, 8))
-    both = count_pits(crops, views=1, recheck=(0.9, 4, 8), recheck_second=BROAD_MODEL_PATH)
-    net, second = load_net(), load_net(BROAD_MODEL_PATH)
-    x = net.inputs(crops)
-    p1 = net.calibrate(net.mean_logits(x, 1), 1)
-    unsure = (p1.max(axis=1) < 0.9) & (p1.argmax(axis=1) <= 8)
-    assert 0 < unsure.sum() < len(crops)
-    expect = _combined([net, second], [net.mean_logits(x, 4), second.mean_logits(x, 4)], 4)
-    for i in range(len(crops)):
-        if unsure[i]:
-            assert np.allclose(both[i].probabilities, expect[i], atol=1e-6)
-            alone = net.calibrate(net.mean_logits(x[i:i + 1], 4), 4)[0]
-            assert not np.allclose(both[i].probabilities, alone, atol=1e-3)
-        else:
-            assert np.allclose(both[i].probabilities, first[i].probabilities)
-            assert np.allclose(both[i].probabilities, p1[i], atol=1e-6)
-
-
 def test_flat_counts_say_nothing_about_the_count() -> None:
     # vision.count.flat_counts: the stand-in counter of geometry-only runs
     # (vision_eval --geometry-only, train_cnn pipeline)

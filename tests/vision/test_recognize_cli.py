@@ -17,8 +17,7 @@ from webui.cli import main
 @pytest.fixture
 def blob_count(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(vision.pipeline, "_default_counter",
-                        lambda crops, look, views, nyumba_views, recheck=None, recheck_second=None:
-                        [blob_counter(c) for c in crops])
+                        lambda crops, look, views, nyumba_views, recheck=None: [blob_counter(c) for c in crops])
 
 
 @pytest.fixture
