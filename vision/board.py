@@ -731,26 +731,19 @@ def paired_ratios(gx: np.ndarray, gy: np.ndarray, nominal: np.ndarray, cfg: Grid
     return (float(np.median(tall, axis=0).max()) / own_best, float(np.median(wide, axis=0).max()) / own_best)
 
 
-def _doubled_rows(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: VisionConfig,
-                  lap: Callable[[str], None] | None) -> TopFace:
-    """The best fit started from a lattice of twice the row pitch, its rows through the
-    middles of rows 0-1 and 2-3 of ``hlat`` and on beyond them to either side."""
-    pitch = 2.0 + gap  # from the middle of rows 0-1 to the middle of rows 2-3
-    fits = [fit_from_lattice(image, hlat @ np.array([[1.0, 0, 0], [0, pitch, 0.5 + pitch * first], [0, 0, 1]]),
-                             0.0, cfg, lap, check_pairs=False)
-            for first in (-2, -1, 0)]  # which of the board's rows the middle of rows 0-1 is
-    return max(fits, key=lambda fit: fit.grid.score)
-
-
-def _doubled_columns(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: VisionConfig,
-                     lap: Callable[[str], None] | None) -> TopFace:
-    """The best fit started from a lattice of twice the column pitch, its columns through
-    the middles of columns 0-1, 2-3, 4-5 and 6-7 of ``hlat`` and on beyond them to
-    either side (the half lattice covers half the board's length: which half is not
-    known)."""
-    fits = [fit_from_lattice(image, hlat @ np.array([[2.0, 0, 0.5 + 2.0 * first], [0, 1.0, 0], [0, 0, 1]]),
-                             gap, cfg, lap, check_pairs=False)
-            for first in (-4, -3, -2, -1, 0)]  # which of the board's columns the middle of 0-1 is
+def _doubled(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: VisionConfig,
+             lap: Callable[[str], None] | None, rows: bool) -> TopFace:
+    """The best fit started from a lattice of twice the row pitch (``rows``) or column
+    pitch, its lines through the middles of ``hlat``'s line pairs (rows 0-1 and 2-3,
+    or columns 0-1, 2-3, 4-5 and 6-7) and on beyond them to either side: which of
+    the board's lines the middle of the first pair is, is not known."""
+    if rows:
+        pitch = 2.0 + gap  # from the middle of rows 0-1 to the middle of rows 2-3
+        starts = [np.array([[1.0, 0, 0], [0, pitch, 0.5 + pitch * first], [0, 0, 1]]) for first in (-2, -1, 0)]
+        gap = 0.0  # the middle gap lies inside the new pitch
+    else:
+        starts = [np.array([[2.0, 0, 0.5 + 2.0 * first], [0, 1.0, 0], [0, 0, 1]]) for first in (-4, -3, -2, -1, 0)]
+    fits = [fit_from_lattice(image, hlat @ start, gap, cfg, lap, check_pairs=False) for start in starts]
     return max(fits, key=lambda fit: fit.grid.score)
 
 
@@ -807,10 +800,10 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
         score = 0.0  # pits outside the image cannot be read (and a pattern running off it has no end)
     if check_pairs and score > 0:
         pair_rows, pair_cols = paired_ratios(gx, gy, nominal, gc)
-        for paired, limit, double in ((pair_rows, gc.paired_rows_max, _doubled_rows),
-                                      (pair_cols, gc.paired_columns_max, _doubled_columns)):
+        for paired, limit, rows in ((pair_rows, gc.paired_rows_max, True),
+                                    (pair_cols, gc.paired_columns_max, False)):
             if paired > limit:
-                doubled = double(image, hlat, gap, cfg, lap)
+                doubled = _doubled(image, hlat, gap, cfg, lap, rows)
                 if doubled.grid.score > 0:
                     return doubled
                 score = 0.0  # two lattice lines on each pit: half the board, or no board
