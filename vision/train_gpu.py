@@ -35,7 +35,15 @@ import numpy as np
 
 from vision.cnn import INPUT, N_COUNTS
 from vision.seed_density import GRID, SIGMA_CELLS
-from vision.train_cnn import export, fit_temperature, load_sets, load_val, sample_weights, start_net
+from vision.train_cnn import (
+    export,
+    fit_temperature,
+    load_sets,
+    load_val,
+    sample_weights,
+    soft_targets,
+    start_net,
+)
 from vision.train_sets import STORE
 
 BLUR_RADIUS = 5  # taps either side: cv2 uses 11 taps for the widest blur drawn (sd 1.2)
@@ -162,17 +170,6 @@ def density_maps(points, grid: int = GRID, sigma_cells: float = SIGMA_CELLS):  #
     return torch.einsum("npr,npc->nrc", gy * w, gx)
 
 
-def soft_targets(y):  # noqa: ANN001, ANN201 - torch tensors
-    """:func:`vision.train_cnn.soft_targets` on the device."""
-    import torch
-
-    n = torch.arange(N_COUNTS, device=y.device, dtype=torch.float32)
-    yf = y.float()
-    sd = 0.25 + 0.06 * yf
-    t = torch.exp(-0.5 * ((n[None, :] - yf[:, None]) / sd[:, None]) ** 2)
-    return t / t.sum(dim=1, keepdim=True)
-
-
 def one_cycle(frac: float, max_lr: float, warm: float = 0.15) -> float:
     """The learning rate at a fraction ``frac`` of the run: cosine up from max_lr / 25
     over ``warm``, then cosine down to max_lr / 25e4 (PyTorch's OneCycleLR shape)."""
@@ -200,6 +197,7 @@ def fit_timed(data: list[Path], val: list[Path], out: Path, seconds: float, widt
     weight = torch.from_numpy(sample_weights(y_np, style, photo_weight, balance)).to(dev)
     crops = torch.from_numpy(crops_np).to(dev)
     y = torch.from_numpy(y_np).to(dev)
+    targets = torch.from_numpy(soft_targets(np.arange(N_COUNTS))).float().to(dev)  # row n: count n's target
     known = torch.from_numpy((npoints >= 0).astype(np.float32)).to(dev)
     points = torch.from_numpy(points_np.astype(np.float32)).to(dev)
     vx_np, vy_np = load_val(val)
@@ -265,7 +263,7 @@ def fit_timed(data: list[Path], val: list[Path], out: Path, seconds: float, widt
             g["lr"] = lr
         idx = torch.multinomial(weight, batch, replacement=True, generator=gen)
         xb, moved = augment_batch(crops[idx], gen, points[idx] if head is not None else None)
-        tb = soft_targets(y[idx])
+        tb = targets[y[idx]]
         with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=amp):
             feats = body(xb)
             logits = top(feats)
