@@ -17,6 +17,7 @@ from webui.cli import main
         (["render", "--count", "2", "--out", "x", "--seed-kinds", "komwe,marble"],
          "unknown seed kind 'marble'"),
         (["render", "--count", "2", "--out", "x", "--seed-size", "0.4", "0.2"], "LO <= HI"),
+        (["render", "--count", "2", "--out", "x", "--fill", "0.5", "1.2"], "--fill: fill must be"),
         (["render-game", "--out", "x", "--moves", "0"], "--moves must be positive"),
         (["render-game", "--out", "x", "--hand-every", "-2"], "--hand-every must be >= 0"),
         (["render-visibility", "no/such/folder"], "no/such/folder: not a label file"),

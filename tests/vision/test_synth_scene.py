@@ -180,6 +180,23 @@ def test_seed_kinds_and_size_are_drawn_from_what_was_asked() -> None:
     assert kinds == {"glass_gem", "pebble"}
 
 
+def test_a_fill_range_moves_only_the_camera_away() -> None:
+    # bao render --fill: the board small in the frame, everything else the scene of that seed
+    for k in range(20):
+        before = sample_params(np.random.default_rng(k))
+        small = sample_params(np.random.default_rng(k), fill=(0.35, 0.5))
+        assert 0.35 <= small["camera"]["fill"] <= 0.5, k
+        assert 0.62 <= before["camera"]["fill"] <= 0.93, k
+        del before["camera"]["fill"], small["camera"]["fill"]
+        assert small == before, k
+
+
+@pytest.mark.parametrize("fill", [(0.5, 0.4), (0.1, 0.5), (0.5, 1.0)])
+def test_bad_fill_is_named(fill: tuple[float, float]) -> None:
+    with pytest.raises(ValueError, match="fill must be two shares of the frame"):
+        sample_params(np.random.default_rng(0), fill=fill)
+
+
 @pytest.mark.parametrize(("kinds", "size", "message"), [
     (["marble"], None, "unknown seed kind 'marble'"),
     ([], None, "at least one"),

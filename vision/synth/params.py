@@ -31,6 +31,9 @@ SEED_KINDS = ("komwe", "brown_seed", "pebble", "pale_bean")
 EXTRA_SEED_KINDS = ("glass_gem",)
 #: seed diameter as a share of the pit diameter, by default
 SEED_SIZE = (0.27, 0.38)
+#: how far the board's corners reach towards the image border (0..1, 1 = the border;
+#: :func:`vision.synth.scene.fit_camera`), by default
+FILL = (0.62, 0.93)
 TABLES = ("wood_table", "cloth", "concrete", "woven_mat", "painted", "tiles")
 LIGHTS = ("sun", "lamp", "window", "coloured", "overcast")
 CAMERA_SIDES = {"south": -90.0, "east": 0.0, "north": 90.0, "west": 180.0}
@@ -82,6 +85,15 @@ def check_seed_options(seed_kinds: Sequence[str] | None,
                              f"0.1 <= LO <= HI <= 0.6, got {lo} {hi}")
 
 
+def check_fill(fill: tuple[float, float] | None) -> None:
+    """Raise ``ValueError`` unless ``fill`` is None or a range LO..HI the camera can frame."""
+    if fill is not None:
+        lo, hi = fill
+        if not 0.2 <= lo <= hi < 1.0:
+            raise ValueError(f"fill must be two shares of the frame with 0.2 <= LO <= HI < 1, "
+                             f"got {lo} {hi}")
+
+
 def _seed_colour(kind: str, rng: np.random.Generator) -> list[float]:
     if kind == "glass_gem":  # a light tint or nearly clear (each gem's hue is turned in
         h = rng.uniform(0, 1)  # the material): a dark colour seen through a gem is black
@@ -101,15 +113,19 @@ def _seed_colour(kind: str, rng: np.random.Generator) -> list[float]:
 
 def sample_params(rng: np.random.Generator, width: int = 1280, height: int = 720,
                   hand_prob: float = 0.2, seed_kinds: Sequence[str] | None = None,
-                  seed_size: tuple[float, float] | None = None) -> dict[str, Any]:
+                  seed_size: tuple[float, float] | None = None,
+                  fill: tuple[float, float] | None = None) -> dict[str, Any]:
     """One full random parameter set (everything except the seed counts).
 
     ``seed_kinds`` (any of :data:`SEED_KINDS` and :data:`EXTRA_SEED_KINDS`) are
-    drawn from evenly instead of the default mix of the four Bao kinds, and
-    ``seed_size`` (LO, HI) replaces :data:`SEED_SIZE`. Left as None, the draws
-    are exactly those of earlier versions, so a seed renders the same scene.
+    drawn from evenly instead of the default mix of the four Bao kinds,
+    ``seed_size`` (LO, HI) replaces :data:`SEED_SIZE` and ``fill`` (LO, HI)
+    :data:`FILL` (a board small in the frame: a wide camera, or one set high).
+    Left as None, the draws are exactly those of earlier versions, so a seed
+    renders the same scene; another ``fill`` changes only the camera's distance.
     """
     check_seed_options(seed_kinds, seed_size)
+    check_fill(fill)
     geom = sample_geometry(rng)
     wood_name = str(rng.choice(list(WOODS)))
     light_c, dark_c = WOODS[wood_name]
@@ -169,7 +185,7 @@ def sample_params(rng: np.random.Generator, width: int = 1280, height: int = 720
         "elevation": _f(rng.uniform(45, 90), 2),
         "roll": _f(rng.normal(0, 3), 2),
         "focal_mm": _f(rng.uniform(20, 50), 2),
-        "fill": _f(rng.uniform(0.62, 0.93), 3),
+        "fill": _f(rng.uniform(*(fill or FILL)), 3),
         "target_offset": [_f(rng.normal(0, 0.02)), _f(rng.normal(0, 0.02))],
         "width": int(width),
         "height": int(height),

@@ -39,6 +39,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--seed-size", type=float, nargs=2, default=None, metavar=("LO", "HI"),
                    help="seed diameter as a share of the pit diameter, drawn from LO..HI "
                         "(default 0.27 0.38)")
+    p.add_argument("--fill", type=float, nargs=2, default=None, metavar=("LO", "HI"),
+                   help="how far the board's corners reach towards the image border "
+                        "(1 = the border), drawn from LO..HI (default 0.62 0.93; lower: "
+                        "a board small in the frame)")
     p.set_defaults(func=_render)
 
     v = subparsers.add_parser(
@@ -107,12 +111,17 @@ def _render(args: argparse.Namespace) -> int:
     kinds = None if args.seed_kinds is None else [
         k.strip() for k in args.seed_kinds.split(",") if k.strip()]
     size = None if args.seed_size is None else (args.seed_size[0], args.seed_size[1])
-    from vision.synth.params import check_seed_options
+    fill = None if args.fill is None else (args.fill[0], args.fill[1])
+    from vision.synth.params import check_fill, check_seed_options
 
     try:
         check_seed_options(kinds, size)
     except ValueError as exc:
         raise CommandError(f"--seed-kinds/--seed-size: {exc}") from None
+    try:
+        check_fill(fill)
+    except ValueError as exc:
+        raise CommandError(f"--fill: {exc}") from None
     _need_bpy()
     from vision.synth.generate import render_single
 
@@ -121,7 +130,7 @@ def _render(args: argparse.Namespace) -> int:
     for k in range(args.count):
         label = render_single(args.start + k, args.seed, args.out, samples=args.samples,
                               threads=args.threads, scale=args.scale, heaps=args.heaps,
-                              seed_kinds=kinds, seed_size=size)
+                              seed_kinds=kinds, seed_size=size, fill=fill)
         progress(k + 1, args.count, started, label["image"])
     return 0
 
