@@ -398,13 +398,45 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
     Raises:
         BoardNotFound: no candidate quad holds a plausible 4 x 8 pit grid.
     """
-    from vision.board import fit_top_face
-
     lc = cfg.locate
     if lc.use_aruco:
         marked = aruco_corners(image, cfg)
         if marked is not None:
             return marked
+    try:
+        return _search(image, cfg)
+    except BoardNotFound:
+        small = _small_board(image, cfg)
+        if small is None:
+            raise
+        return small
+
+
+def _small_board(image: np.ndarray, cfg: VisionConfig) -> BoardQuad | None:
+    """The pit scan again on larger copies of the image (``LocateConfig.small_board_scan_px``,
+    long sides, in turn): a board far from the camera or filling little of the frame has
+    pits too small for the scan's usual copy (a pit 5 px across or less there). Only once
+    the whole search has found nothing; the first fit found is taken."""
+    import dataclasses
+
+    long_side = max(image.shape[:2])
+    done = min(long_side, cfg.locate.pit_scan_long_side_px)
+    for side in cfg.locate.small_board_scan_px:
+        if min(side, long_side) <= done:
+            continue  # no larger than a copy already scanned
+        done = min(side, long_side)
+        zoomed = dataclasses.replace(cfg, locate=dataclasses.replace(cfg.locate, pit_scan_long_side_px=side))
+        found = _pit_scanned(image, zoomed)
+        if found is not None:
+            return dataclasses.replace(found, method=found.method + "_zoomed")
+    return None
+
+
+def _search(image: np.ndarray, cfg: VisionConfig) -> BoardQuad:
+    """:func:`locate_board` at the usual scales (no markers); BoardNotFound if nothing fits."""
+    from vision.board import fit_top_face
+
+    lc = cfg.locate
     scan: list[BoardQuad | None] = []  # the pit scan's result, once it has run
     if lc.pit_scan and lc.pit_scan_early > 0:
         # the pits alone first (~80 ms): a clear lattice from them ends the search. On

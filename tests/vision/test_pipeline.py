@@ -177,6 +177,29 @@ def test_board_filling_the_frame_is_read_from_its_pits() -> None:
         recognize(img, cfg=off, counter=counter)
 
 
+def test_a_board_small_in_the_frame_is_found_on_a_larger_copy() -> None:
+    # A board 180 px long in a 1280 x 720 photo (a wide camera set high): its pits are
+    # 7 px apart on the pit scan's usual 480 px copy, too small to be seen there; once
+    # nothing is found, the scan runs again on larger copies
+    # (LocateConfig.small_board_scan_px). With that off, no board is found.
+    import dataclasses
+
+    from vision.config import DEFAULT
+
+    scene = draw_scene(START_COUNTS, default_corners((1280, 720), 80, 0.0, 0.14), size=(1280, 720), seed=3)
+    truth = np.array([scene.pit_centers[n] for n in HOLES])
+    pitch = float(np.median(np.linalg.norm(np.diff(truth[:8], axis=0), axis=1)))
+    assert pitch < 25
+    found = locate_board(scene.image)
+    assert found.method.endswith("_zoomed")
+    rec = recognize(scene.image, counter=counter)
+    got = np.array([rec.pit_centers_px[n] for n in HOLES])
+    assert np.abs(got - truth).max() < 0.2 * pitch
+    off = dataclasses.replace(DEFAULT, locate=dataclasses.replace(DEFAULT.locate, small_board_scan_px=()))
+    with pytest.raises(BoardNotFound):
+        locate_board(scene.image, off)
+
+
 def test_pits_are_scanned_before_the_outlines(monkeypatch) -> None:
     # LocateConfig.pit_scan_early: the pit scan runs before any outline is made, and a
     # clear lattice from it ends the search; off (0), the outlines are made and the best
