@@ -9,6 +9,12 @@ position is the joint most likely assignment whose total lies in that range
 dynamic programming over the running total. When keeping to the range costs
 much likelihood, the implied (unconstrained) total is reported as
 ``total_implausible:N``.
+
+One position is likelier than the rest: the start (rule 2.1), which begins
+every game. It is taken when it explains the pits almost as well as the most
+likely position (``DecodeConfig.start_within`` nats): a start read with a seed
+hidden in a nyumba and a 2 read as 1 is the start, not a 19-seed board pulled
+up to 20 by the least sure pit.
 """
 
 from __future__ import annotations
@@ -18,10 +24,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from vision.config import DEFAULT, DecodeConfig
-from vision.holes import HOLE_CELL, HOLES
+from vision.holes import HOLE_CELL, HOLES, START_COUNTS
 
 #: log-likelihood drop (nats) beyond which forcing the total is reported as implausible
 _TOTAL_DROP_NATS = 4.0
+#: the start position's counts in HOLES order
+_START = np.array([START_COUNTS[n] for n in HOLES])
 
 
 @dataclass
@@ -138,8 +146,15 @@ def decode(
         counts, ll = free, free_ll
     else:
         counts, ll = _constrained_map(logp, allowed)
+    start = False
+    if cfg.start_within > 0 and allowed[int(_START.sum())]:
+        start_ll = float(logp[np.arange(len(HOLES)), _START].sum())
+        start = start_ll >= ll - cfg.start_within
+        if start:
+            counts, ll = _START.copy(), start_ll
     status: list[str] = []
-    if free_ll - ll > _TOTAL_DROP_NATS or (expected_total is None and not allowed[min(int(counts.sum()), cfg.total_max)]):
+    if not start and (free_ll - ll > _TOTAL_DROP_NATS
+                      or (expected_total is None and not allowed[min(int(counts.sum()), cfg.total_max)])):
         status.append(f"total_implausible:{implied}")
     conf = p[np.arange(len(HOLES)), counts]
     conf[hidden] = 0.0
