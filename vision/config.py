@@ -278,10 +278,12 @@ class DecodeConfig:
     uncertain_below: float = 0.6  # per-pit confidence below this -> listed as uncertain
     # The start position (rule 2.1: 6, 2, 2 in each side's nyumba and the two holes beside
     # it) begins every game: it is taken when it explains the pits within this many nats
-    # of the most likely position. On 283 renders of 7 sets, the 24 starts came within
-    # 0-12.5 nats and every other board 130 or more; the positions one or two moves from
-    # the start, their pits' readings drawn from those renders, lie 15 or more from it in
-    # 99.75 % and 99.93 % of draws (docs/vision.md, nineteenth session; 0: off)
+    # of the most likely position. On 417 renders of 10 sets, 38 of the 39 starts came
+    # within 0-12.5 nats (one 21) and every other board 77 or more, but for a start whose
+    # nyumba lost 3 seeds in the renderer's physics (17 seeds: no legal position), 8.5;
+    # positions one or two moves from the start, their pits' readings drawn from those
+    # renders, lie 15 or more from it in 99.75 % and 99.93 % of draws (docs/vision.md,
+    # nineteenth session; 0: off)
     start_within: float = 15.0
     hand_min_pits: int = 2  # this many neighbouring occluded pits (or more) -> hand_over_board
     # ... counting only those read as fewer seeds than this: a heap hides its own rim (two
