@@ -416,19 +416,25 @@ def _small_board(image: np.ndarray, cfg: VisionConfig) -> BoardQuad | None:
     """The pit scan again on larger copies of the image (``LocateConfig.small_board_scan_px``,
     long sides, in turn): a board far from the camera or filling little of the frame has
     pits too small for the scan's usual copy (a pit 5 px across or less there). Only once
-    the whole search has found nothing; the first fit found is taken."""
+    the whole search has found nothing; the first fit found is taken. The rims first, on
+    each copy; then (``pit_scan_blobs``) the dark discs, whose lattice steps are taken
+    from each seed's own neighbours: a small board on a tiled floor is outnumbered by
+    the tiles' candidates, and the steps of all candidates together are the tiles'."""
     import dataclasses
 
     long_side = max(image.shape[:2])
+    sides: list[int] = []
     done = min(long_side, cfg.locate.pit_scan_long_side_px)
     for side in cfg.locate.small_board_scan_px:
-        if min(side, long_side) <= done:
-            continue  # no larger than a copy already scanned
-        done = min(side, long_side)
-        zoomed = dataclasses.replace(cfg, locate=dataclasses.replace(cfg.locate, pit_scan_long_side_px=side))
-        found = _pit_scanned(image, zoomed)
-        if found is not None:
-            return dataclasses.replace(found, method=found.method + "_zoomed")
+        if min(side, long_side) > done:  # larger than a copy already scanned
+            done = min(side, long_side)
+            sides.append(side)
+    for blobs in (False, True) if cfg.locate.pit_scan_blobs else (False,):
+        for side in sides:
+            zoomed = dataclasses.replace(cfg, locate=dataclasses.replace(cfg.locate, pit_scan_long_side_px=side))
+            found = _pit_scanned(image, zoomed, blobs=blobs)
+            if found is not None:
+                return dataclasses.replace(found, method=found.method + "_zoomed")
     return None
 
 

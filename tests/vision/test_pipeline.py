@@ -200,6 +200,36 @@ def test_a_board_small_in_the_frame_is_found_on_a_larger_copy() -> None:
         locate_board(scene.image, off)
 
 
+def test_small_board_scans_rims_on_each_copy_then_dark_discs(monkeypatch) -> None:
+    # locate._small_board: the rim scan on the 720 and 960 px copies first, then the
+    # dark-disc scan on each (a small board on a tiled floor: the tiles' candidates
+    # outnumber its pits); the first fit found is taken. A 640 px photo is scanned
+    # once per kind, at its own size (no larger copy is made).
+    import dataclasses
+
+    import vision.locate
+    from vision.config import DEFAULT
+
+    calls: list[tuple[int, bool]] = []
+    quad = vision.locate.BoardQuad(np.zeros((4, 2)), 1.0, 2.3, "pit_scan_blobs")
+
+    def scan(image, cfg, blobs=False):
+        calls.append((cfg.locate.pit_scan_long_side_px, blobs))
+        return quad if (blobs and cfg.locate.pit_scan_long_side_px == 960) else None
+
+    monkeypatch.setattr(vision.locate, "_pit_scanned", scan)
+    found = vision.locate._small_board(np.zeros((720, 1280, 3), np.uint8), DEFAULT)
+    assert calls == [(720, False), (960, False), (720, True), (960, True)]
+    assert found is not None and found.method == "pit_scan_blobs_zoomed"
+    calls.clear()
+    assert vision.locate._small_board(np.zeros((360, 640, 3), np.uint8), DEFAULT) is None
+    assert calls == [(720, False), (720, True)]
+    calls.clear()
+    no_blobs = dataclasses.replace(DEFAULT, locate=dataclasses.replace(DEFAULT.locate, pit_scan_blobs=False))
+    assert vision.locate._small_board(np.zeros((720, 1280, 3), np.uint8), no_blobs) is None
+    assert calls == [(720, False), (960, False)]
+
+
 def test_pits_are_scanned_before_the_outlines(monkeypatch) -> None:
     # LocateConfig.pit_scan_early: the pit scan runs before any outline is made, and a
     # clear lattice from it ends the search; off (0), the outlines are made and the best
