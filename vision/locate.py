@@ -24,6 +24,9 @@ threshold are in docs/vision.md):
    it); as a last chance, a weaker lattice whose playing surface ends at its
    own outline's corners. A fit is accepted by its
    :attr:`vision.grid.PitGrid.score` (rim evidence on the pit lattice).
+5. **Small boards** (:func:`_small_board`): when nothing fits, the pit scan again
+   on larger copies of the image (rims, then dark discs), for a board small in
+   the frame.
 
 The result's corners are the playing surface's, from the fitted pit lattice
 (:mod:`vision.board`). Points are OpenCV ``(x, y)`` image px. The result is a
@@ -422,6 +425,8 @@ def _small_board(image: np.ndarray, cfg: VisionConfig) -> BoardQuad | None:
     the tiles' candidates, and the steps of all candidates together are the tiles'."""
     import dataclasses
 
+    if not cfg.locate.pit_scan:
+        return None
     long_side = max(image.shape[:2])
     sides: list[int] = []
     done = min(long_side, cfg.locate.pit_scan_long_side_px)
