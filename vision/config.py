@@ -131,8 +131,9 @@ class LocateConfig:
     pit_scan_blobs: bool = True  # last resort (no clear fit, no rim lattice): scan again with dark discs for candidates
     blobs_early: float = 1.0  # the rims gave no lattice: the dark-disc scan runs before the outlines, and a fit scoring this ends the search (0: last only)
     pit_scan_blob_share: float = 0.25  # a dark disc's darker share over its ring's, counted as evidence 1
-    # nothing found at all: the rim scan again on copies with these long sides (px), in
-    # turn, for a board small in the frame (its pits too small for the usual copy); () off
+    # nothing found at all: the pit scan again on copies with these long sides (px), in
+    # turn, for a board small in the frame (its pits too small for the usual copy): rims
+    # on each copy, then dark discs on each when pit_scan_blobs (locate._small_board); () off
     small_board_scan_px: tuple[int, ...] = (720, 960)
 
 
