@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from vision.decode import decode
-from vision.holes import HOLES
+from vision.holes import HOLES, START_COUNTS
 
 
 def peaked(counts: dict[str, int], p: float = 0.9) -> np.ndarray:
@@ -23,9 +23,6 @@ def test_clear_start_position_is_decoded_as_is() -> None:
     assert dec.status == []
 
 
-START = {"A5": 6, "A6": 2, "A7": 2, "a5": 6, "a6": 2, "a7": 2}
-
-
 def test_start_position_wins_over_a_close_misreading() -> None:
     # Rule 2.1: the start. a6 reads 1 (0.8) rather than 2 (0.15), A5 7 (0.5) rather than 6
     # (0.4): the reading (a6 = 1, A5 = 7) has 20 seeds, a legal total, and is 1.9 nats
@@ -35,14 +32,14 @@ def test_start_position_wins_over_a_close_misreading() -> None:
 
     from vision.config import DEFAULT
 
-    probs = peaked(START)
+    probs = peaked(START_COUNTS)
     i, j = HOLES.index("a6"), HOLES.index("A5")
     probs[i] = 0.05 / 39
     probs[i, 1], probs[i, 2] = 0.8, 0.15
     probs[j] = 0.1 / 39
     probs[j, 7], probs[j, 6] = 0.5, 0.4
     dec = decode(probs)
-    assert dec.counts == {n: START.get(n, 0) for n in HOLES}
+    assert dec.counts == START_COUNTS
     assert dec.confidence["a6"] == pytest.approx(0.15)
     assert "uncertain_pits:a6,A5" in dec.status
     off = dataclasses.replace(DEFAULT.decode, start_within=0.0)
@@ -54,13 +51,13 @@ def test_a_start_short_of_seeds_is_no_implausible_total() -> None:
     # a6 and A6 both read 1 surely (0.9): 18 seeds, below the legal 20. Forcing 20 by the
     # least sure pits would be reported as total_implausible; the start costs
     # 2 x ln(0.9 / 0.05) = 5.8 nats and is taken, with no such status.
-    probs = peaked(START)
+    probs = peaked(START_COUNTS)
     for hole in ("a6", "A6"):
         i = HOLES.index(hole)
         probs[i] = 0.05 / 39
         probs[i, 1], probs[i, 2] = 0.9, 0.05
     dec = decode(probs)
-    assert dec.counts == {n: START.get(n, 0) for n in HOLES}
+    assert dec.counts == START_COUNTS
     assert not any(s.startswith("total_implausible") for s in dec.status)
 
 
@@ -68,9 +65,9 @@ def test_a_position_one_move_from_the_start_is_not_taken_for_it() -> None:
     # South's first move A7>*: the reserve seed makes A7 three (no capture: its opposite
     # a2 is empty), sown clockwise into A8, B8, B7. Four pits differ from the start; read
     # at 0.9 each, the start is 4 x ln(0.9 / 0.0025) = 23.5 nats less likely: kept.
-    after = START | {"A7": 0, "A8": 1, "B8": 1, "B7": 1}
+    after = START_COUNTS | {"A7": 0, "A8": 1, "B8": 1, "B7": 1}
     dec = decode(peaked(after))
-    assert dec.counts == {n: after.get(n, 0) for n in HOLES}
+    assert dec.counts == after
     assert dec.total == 21
 
 
