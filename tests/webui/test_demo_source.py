@@ -54,6 +54,13 @@ def test_demo_replays_the_game_and_logs_every_move(make_app, game_folder) -> Non
     assert client.post("/api/live/source", json={"kind": "browser"}).status_code == 200
 
 
+def test_demo_start_logs_one_game_not_an_empty_one_beside_it(make_app, game_folder) -> None:
+    folder, _ = game_folder
+    app = make_app(SOURCE=f"demo:{folder}", DEMO_REALTIME=False, DEMO_CALIBRATE=False)
+    games = app.test_client().get("/api/games").get_json()
+    assert [g["south"] for g in games["games"]] == ["South (demo)"]
+
+
 def test_sequence_source_holds_frames_and_hides_labels(game_folder) -> None:
     folder, _ = game_folder
     src = GameSequenceSource(folder, fps=5, settled_hold=1.0, moving_hold=0.4, realtime=False)
