@@ -60,27 +60,45 @@ def calibrated(logits: np.ndarray, temperature: float) -> np.ndarray:
     return p / p.sum(axis=-1, keepdims=True)
 
 
-def widen(p: np.ndarray, widen: float, widen_from: float, widen_up: float | None = None) -> np.ndarray:
+#: the heap widening's numbers in a model file, in :func:`widen`'s order
+WIDENING_KEYS = ("widen", "widen_from", "widen_up", "widen_tail", "widen_tail_up")
+
+
+def widen(p: np.ndarray, widen: float, widen_from: float, widen_up: float | None = None,
+          tail: float = 0.0, tail_up: float = 0.0) -> np.ndarray:
     """Blur each row of ``p`` (distributions over 0..40) by a Gaussian of sd
     ``widen * (mean - widen_from)`` towards fewer seeds and ``widen_up * (mean -
     widen_from)`` towards more: seeds hidden in a heap make it look smaller than
-    it is, so a heap's count is less sure than the network says."""
+    it is, so a heap's count is less sure than the network says.
+
+    ``tail`` > 0: that share of such a row is blurred upwards by ``tail_up * (mean -
+    widen_from)`` instead, the rest as above. A heap is now and then read far too
+    low (seeds on top hide the rest; the heap looks like a small one); a thin, long
+    upper tail holds such heaps in the 90 % interval, where one long blur of the
+    whole row would move the most likely count of every pit of 9-15 seeds up."""
     p = np.atleast_2d(np.asarray(p, np.float64))
     up = widen if widen_up is None else widen_up
-    if widen <= 0 and up <= 0:
+    if widen <= 0 and up <= 0 and (tail <= 0 or tail_up <= 0):
         return p
     counts = np.arange(p.shape[1], dtype=np.float64)
     step = counts[:, None] - counts[None, :]  # [to, from]
-    out = p.copy()
-    for i, row in enumerate(p):
-        excess = max(0.0, float(row @ counts) - widen_from)
-        sd_dn, sd_up = widen * excess, up * excess
+
+    def blur(row: np.ndarray, sd_dn: float, sd_up: float) -> np.ndarray:
         if max(sd_dn, sd_up) < 0.05:
-            continue
+            return row
         sd = np.where(step > 0, max(sd_up, 1e-3), max(sd_dn, 1e-3))
         k = np.exp(-0.5 * (step / sd) ** 2)
         k /= k.sum(axis=0, keepdims=True)  # column j: where mass at j spreads to
-        out[i] = k @ row
+        return k @ row
+
+    out = p.copy()
+    for i, row in enumerate(p):
+        excess = max(0.0, float(row @ counts) - widen_from)
+        if excess <= 0:
+            continue
+        out[i] = blur(row, widen * excess, up * excess)
+        if tail > 0 and tail_up > 0:
+            out[i] = (1 - tail) * out[i] + tail * blur(row, widen * excess, tail_up * excess)
     return out / out.sum(axis=1, keepdims=True)
 
 
@@ -137,9 +155,10 @@ class CountNet:
         # ``python -m vision.train_cnn temper``); averaged logits are less extreme
         self.temperatures = (tuple(float(t) for t in data["temperatures"])
                              if "temperatures" in data.files else None)
-        # heap widening (optional in the file): sd per seed above ``widen_from``
+        # heap widening (optional in the file): sd per seed above ``widen_from``, and
+        # the share and sd per seed of its long upper tail (:func:`widen`)
         self.widening = tuple(float(data[k]) if k in data.files else 0.0
-                              for k in ("widen", "widen_from", "widen_up"))
+                              for k in WIDENING_KEYS)
         if int(data["input"]) != INPUT:
             raise RuntimeError(f"counter model {path} expects {int(data['input'])} px input")
         self.backend = "numpy"
@@ -262,8 +281,8 @@ class CountNet:
 
     def widened(self, p: np.ndarray) -> np.ndarray:
         """``p`` with this model's heap widening applied (:func:`widen`)."""
-        w, start, up = self.widening
-        return widen(p, w, start, up) if max(w, up) > 0 else p
+        w, start, up, tail, tail_up = self.widening
+        return widen(p, w, start, up, tail, tail_up) if max(w, up, tail * tail_up) > 0 else p
 
 
 @functools.lru_cache(maxsize=4)

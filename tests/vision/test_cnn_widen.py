@@ -27,6 +27,21 @@ def test_small_counts_are_left_alone_and_heaps_spread_more_upwards() -> None:
     assert lo < 20 < hi and hi - 20 > 20 - lo
 
 
+def test_a_thin_upper_tail_reaches_far_without_moving_the_most_likely_count() -> None:
+    # a pit read as about 10 seeds (sd 1.5): 2 above widen_from = 8
+    n = np.arange(41)
+    p = np.exp(-0.5 * ((n - 10) / 1.5) ** 2)
+    p /= p.sum()
+    short = widen(p, 0.5, 8.0, 1.0)[0]  # sd 1 below, 2 above
+    tailed = widen(p, 0.5, 8.0, 1.0, tail=0.4, tail_up=6.0)[0]  # 40 % of it: sd 12 above
+    long = widen(p, 0.5, 8.0, 6.0)[0]  # all of it: sd 12 above
+    assert tailed.argmax() == short.argmax()
+    assert long.argmax() > short.argmax()  # one long blur moves the mode up
+    assert interval(short, 0.9)[1] < 16 <= 20 <= interval(tailed, 0.9)[1]
+    assert np.isclose(tailed.sum(), 1.0)
+    assert np.allclose(widen(delta(5), 0.5, 8.0, 1.0, 0.4, 6.0), delta(5))  # below 8: untouched
+
+
 def test_no_widening_is_the_identity() -> None:
     p = np.random.default_rng(0).dirichlet(np.ones(41), size=5)
     assert np.allclose(widen(p, 0.0, 8.0, 0.0), p)
@@ -38,9 +53,10 @@ def test_fit_covers_underestimated_heaps_without_moving_small_counts() -> None:
     # a network sure of small counts, and of heaps 2 to 4 seeds too low
     p = np.stack([delta(int(t)) if t < 16 else delta(int(t) - int(rng.integers(2, 5))) for t in y])
     p = 0.97 * p + 0.03 / 41
-    (w, start, up), _ = fit_widening(p, y, target=0.95)
+    setting, _ = fit_widening(p, y, target=0.95)
+    w, start, up = setting[:3]
     assert w > 0 and up >= w
-    q = widen(p, w, start, up)
+    q = widen(p, *setting)
     spans = [interval(r, 0.9) for r in q[y >= 16]]
     covered = np.mean([lo <= t <= hi for (lo, hi), t in zip(spans, y[y >= 16], strict=True)])
     assert covered >= 0.95
