@@ -747,14 +747,49 @@ def _doubled(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: VisionConfig,
     return max(fits, key=lambda fit: fit.grid.score)
 
 
+def inner_void_row(table: np.ndarray, cfg: GridConfig) -> int | None:
+    """The inner lattice row (1 or 2) showing no pits (median rim evidence, from
+    :func:`line_evidence`, below ``inner_row_void`` x the lattice's median) while the
+    other one shows them (at least ``inner_row_shown`` x), if there is one. (Both void:
+    a lattice astride a pattern's rows, not one row of pits off.)"""
+    inner = float(np.median(table[1:5, 1:9]))
+    if cfg.inner_row_void is None or inner <= 0:
+        return None
+    row = np.median(table[2:4, 1:9], axis=1) / inner  # lattice rows 1 and 2
+    weakest = int(np.argmin(row))
+    if row[weakest] < cfg.inner_row_void and row[1 - weakest] >= cfg.inner_row_shown:
+        return weakest + 1
+    return None
+
+
+def _respaced_rows(image: np.ndarray, hlat: np.ndarray, cfg: VisionConfig,
+                   lap: Callable[[str], None] | None) -> TopFace:
+    """The best fit started from lattices of ``inner_row_void_pitch`` x ``hlat``'s row
+    pitch (each factor), their first row at each of ``inner_row_void_starts`` (in
+    ``hlat``'s rows), with each of ``inner_row_void_gaps``: where the board's rows lie
+    against the wrong lattice is not known, and the lattice refit only settles from a
+    start within about a quarter pitch."""
+    gc = cfg.grid
+    fits = [fit_from_lattice(image, hlat @ np.array([[1.0, 0, 0], [0, k, first], [0, 0, 1]]),
+                             gap, cfg, lap, respace=False)
+            for k in gc.inner_row_void_pitch for first in gc.inner_row_void_starts
+            for gap in gc.inner_row_void_gaps]
+    return max(fits, key=lambda fit: fit.grid.score)
+
+
 def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: VisionConfig = DEFAULT,
-                     lap: Callable[[str], None] | None = None, check_pairs: bool = True) -> TopFace:
+                     lap: Callable[[str], None] | None = None, check_pairs: bool = True,
+                     respace: bool = True) -> TopFace:
     """The top-face fit from a first lattice (``hlat``: lattice coords (col, row +
     gap past row 1) -> image px): lattice refits, score, playing-surface corners.
     A lattice with two rows on each pit (:func:`paired_ratios` above
     ``GridConfig.paired_rows_max``) is fitted again from twice the row pitch
     (``check_pairs``), and one with two columns on each pit (above
-    ``paired_columns_max``) from twice the column pitch; it scores 0 itself."""
+    ``paired_columns_max``) from twice the column pitch; it scores 0 itself. A
+    lattice with an inner row void of pits (:func:`inner_void_row`) is fitted again
+    from 4/3 and 3/2 of the row pitch, and the best of those fits kept when it scores
+    ``inner_row_void_gain`` times as much and ``inner_row_void_min`` or more
+    (``check_pairs`` and ``respace``; those fits are checked for pairs, not respaced)."""
     tick = lap or (lambda stage: None)
     gc, rc = cfg.grid, cfg.rectify
     for attempt in range(gc.reslips + 1):
@@ -808,6 +843,13 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
                     return doubled
                 score = 0.0  # two lattice lines on each pit: half the board, or no board
                 break
+    respaced: TopFace | None = None
+    if check_pairs and respace and score > 0 and inner_void_row(table, gc) is not None:
+        respaced = _respaced_rows(image, hlat, cfg, lap)
+        if respaced.grid.score < max(gc.inner_row_void_gain * score, gc.inner_row_void_min):
+            respaced = None  # (a row of heaps hides its rims too: the lattice stays)
+    if respaced is not None:
+        return respaced
     pits_ev = ev[:32].reshape(4, 8)
     evidence = pits_ev / max(float(np.median(pits_ev)), 1e-6)
     grid = PitGrid(centres, (p, p), rim, score, radius, radius[1] / radius[0], inliers,

@@ -217,6 +217,24 @@ class GridConfig:
     # synth_223_0014), a lattice of half the column pitch on half the board
     paired_columns_max: float = 1.2
     paired_radius_fracs: tuple[float, ...] = (0.22, 0.26, 0.30, 0.34, 0.38, 0.42)
+    # an inner row (1 or 2) whose median rim evidence is below this x the lattice's: the
+    # lattice may span three of the board's rows at two-thirds of their pitch (one of its
+    # rows on the wood between two of the board's; synth_251_0013); it is fitted again
+    # from inner_row_void_pitch x the row pitch (each), the first row at each of
+    # inner_row_void_starts (in the old lattice's rows), with each middle gap of
+    # inner_row_void_gaps, and the best of those fits kept if it scores inner_row_void_gain
+    # x as much or more, and inner_row_void_min at least (heaps hide their rims too: a row
+    # of heaps must not lose a right lattice, and a refit of a wrong candidate must not
+    # outbid the right one; over 290 renders the three refits that found the board scored
+    # 2.0-4.0, 1.8-3.9 x the first lattice, and weaker ones, 0.68-1.26, took the place of
+    # right fits of other candidates); None: off
+    inner_row_void: float | None = 0.15
+    inner_row_void_gain: float = 1.5
+    inner_row_shown: float = 0.5  # ... and only while the other inner row shows pits (this x)
+    inner_row_void_min: float = 1.5
+    inner_row_void_pitch: tuple[float, ...] = (4 / 3, 1.5)
+    inner_row_void_starts: tuple[float, ...] = (-1.5, -1.0, 0.0, 0.5)
+    inner_row_void_gaps: tuple[float, ...] = (0.0, 0.3)
     lattice_passes: int = 3  # peak -> homography refits
     peak_search_frac: float = 0.25  # each pit's rim is searched within +/- this x pitch (first pass)
     rim_radius_fracs: tuple[float, ...] = tuple(0.22 + 0.02 * i for i in range(13))  # pit radius / pitch

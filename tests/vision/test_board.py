@@ -813,6 +813,25 @@ def test_a_lattice_of_half_the_column_pitch_is_fitted_again_from_twice_the_pitch
     assert right.grid.score >= 1.0
 
 
+def test_an_inner_row_void_of_pits_is_found_in_the_lattice_table() -> None:
+    # vision.board.inner_void_row: line_evidence's table is rows -1..4 x columns -1..8;
+    # an inner lattice row (1 or 2) whose median is under inner_row_void (0.15) x the
+    # lattice's median shows no pits
+    from vision.board import inner_void_row
+
+    table = np.ones((6, 10))
+    assert inner_void_row(table, DEFAULT.grid) is None
+    table[3, 1:9] = 0.05  # lattice row 2
+    assert inner_void_row(table, DEFAULT.grid) == 2
+    table[3, 1:9] = 0.2  # weak, but not void (a row of heaps, say)
+    assert inner_void_row(table, DEFAULT.grid) is None
+    table[1, 1:9] = 0.0  # an outer row is not an inner one (the slip checks see to those)
+    assert inner_void_row(table, DEFAULT.grid) is None
+    table[1, 1:9] = 1.0
+    table[2:4, 1:9] = 0.05  # both inner rows void: astride a pattern's rows, not one row off
+    assert inner_void_row(table, DEFAULT.grid) is None
+
+
 def test_a_fit_whose_comb_finds_no_lattice_stops_before_the_refit(monkeypatch: pytest.MonkeyPatch) -> None:
     # LocateConfig.first_comb_min: the locate stage's single fits give up after the comb
     # search when the comb lattice scores under it (on a bare table: no lattice at all)

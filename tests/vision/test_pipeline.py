@@ -335,3 +335,31 @@ def test_a_weak_rimmed_empty_pit_unlike_the_others_is_occluded() -> None:
     assert not _covered(crops, probs, grid, np.eye(32, dtype=bool)[3], DEFAULT).any()
     off = replace(DEFAULT, decode=replace(DEFAULT.decode, unlike_empty=0.0))
     assert not _covered(crops, probs, grid, np.zeros(32, bool), off).any()
+
+
+def test_a_lattice_spanning_three_rows_is_fitted_again_on_the_render_that_showed_it() -> None:
+    # GridConfig.inner_row_void (sample_images/hard/synth_251_0013: a small board seen from
+    # its short side on bricks, no hand): the first lattice had its rows at two-thirds of the
+    # board's row pitch, one of them on the wood between two of the board's rows, and its
+    # eight pits were read as occluded under a hand; refitted from a wider pitch, every row
+    # lies on pits and no hand is reported
+    import json
+    from dataclasses import replace
+    from pathlib import Path
+
+    from vision.config import DEFAULT
+
+    path = Path(__file__).resolve().parents[2] / "sample_images" / "hard" / "synth_251_0013.jpg"
+    label = json.loads(path.with_suffix(".json").read_text())
+    image = cv2.imread(str(path))
+    got = recognize(image, south=label["south_side"])
+    err = np.linalg.norm(np.subtract(got.board_corners_px, label["corners_px"]), axis=1)
+    assert err.max() < 10.0
+    assert not any(s.startswith(("hand_over_board", "occluded_pits")) for s in got.status)
+    centres = {n: np.asarray(got.pit_centers_px[n]) for n in HOLES}
+    off = [np.linalg.norm(centres[n] - np.asarray(label["pit_centers_px"][n])) for n in HOLES]
+    assert np.median(off) < 5.0 and max(off) < 15.0
+    # without the check the lattice stays on three of the board's rows
+    off_cfg = replace(DEFAULT, grid=replace(DEFAULT.grid, inner_row_void=None))
+    old = recognize(image, south=label["south_side"], cfg=off_cfg)
+    assert "hand_over_board" in old.status

@@ -13,7 +13,8 @@ from vision.synth.labels import counts_from_position, game_errors, label_errors
 from vision.synth.post import MAX_JPEG_BYTES
 
 ROOT = Path(__file__).resolve().parents[2] / "sample_images"
-LABELS = sorted(ROOT.glob("singles/*.json")) + sorted(ROOT.glob("games/*/frame_*.json"))
+LABELS = (sorted(ROOT.glob("singles/*.json")) + sorted(ROOT.glob("hard/*.json"))
+          + sorted(ROOT.glob("games/*/frame_*.json")))
 GAMES = sorted(ROOT.glob("games/*/game.json"))
 
 
