@@ -331,6 +331,16 @@ def _line_points(gap: float, cfg: GridConfig) -> np.ndarray:
     return np.stack(np.meshgrid(cols, rows), -1) * p + b * p
 
 
+def _line_levels(table: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Median rim evidence of each column (-1..8) and each row (-1..4) of a
+    :func:`line_evidence` table, over the lattice's median; None when that median is 0
+    or less (no pits to compare with)."""
+    inner = float(np.median(table[1:5, 1:9]))
+    if inner <= 0:
+        return None
+    return np.median(table[1:5], axis=0) / inner, np.median(table[:, 1:9], axis=1) / inner
+
+
 def _slipped(table: np.ndarray, cfg: GridConfig) -> tuple[int, int]:
     """(columns, rows) to shift a fitted lattice by, from :func:`line_evidence`: an
     outer line of the lattice without pits (below ``edge_empty`` x the lattice's
@@ -339,11 +349,10 @@ def _slipped(table: np.ndarray, cfg: GridConfig) -> tuple[int, int]:
     under ``edge_weak`` x while the line beyond the opposite side is at least
     ``edge_beyond`` x and ``edge_beyond_ratio`` times it (a fine pattern on the
     table seen through the lattice view lifts an empty line a little)."""
-    inner = float(np.median(table[1:5, 1:9]))
-    if inner <= 0:
+    levels = _line_levels(table)
+    if levels is None:
         return (0, 0)
-    col = np.median(table[1:5], axis=0) / inner  # columns -1..8
-    row = np.median(table[:, 1:9], axis=1) / inner  # rows -1..4
+    col, row = levels  # columns -1..8, rows -1..4
 
     def off(outer: float, beyond: float) -> bool:
         return bool((outer < cfg.edge_empty and beyond >= cfg.edge_outside)
@@ -369,11 +378,10 @@ def _continues(table: np.ndarray, cfg: GridConfig, unseen: np.ndarray | None = N
     sides off the image count as going on too: a pattern cut by the image's edge
     has no end to see. (Not without one: a board filling the frame has its margins
     off the image, and its pits end at every side in view.)"""
-    inner = float(np.median(table[1:5, 1:9]))
-    if inner <= 0:
+    levels = _line_levels(table)
+    if levels is None:
         return False
-    col = np.median(table[1:5], axis=0) / inner
-    row = np.median(table[:, 1:9], axis=1) / inner
+    col, row = levels
     beyond = np.array([col[0], col[-1], row[0], row[-1]])
     off = np.zeros(4, bool) if unseen is None or not cfg.continues_unseen else np.asarray(unseen, bool)
     going = int(np.sum((beyond >= cfg.continues_beyond) & ~off))
@@ -396,11 +404,10 @@ def _outer_line_void(table: np.ndarray, cfg: GridConfig) -> bool:
     pits at all (median below ``edge_void`` x the lattice's): left after the shifts,
     such a lattice is one pitch off with the pits beyond it hidden (a hand), or has
     a line on the margin; either way its pits cannot be trusted."""
-    inner = float(np.median(table[1:5, 1:9]))
-    if inner <= 0:
+    levels = _line_levels(table)
+    if levels is None:
         return False
-    col = np.median(table[1:5], axis=0) / inner
-    row = np.median(table[:, 1:9], axis=1) / inner
+    col, row = levels
     return bool(min(col[1], col[-2], row[1], row[-2]) < cfg.edge_void)
 
 
@@ -752,10 +759,10 @@ def inner_void_row(table: np.ndarray, cfg: GridConfig) -> int | None:
     :func:`line_evidence`, below ``inner_row_void`` x the lattice's median) while the
     other one shows them (at least ``inner_row_shown`` x), if there is one. (Both void:
     a lattice astride a pattern's rows, not one row of pits off.)"""
-    inner = float(np.median(table[1:5, 1:9]))
-    if cfg.inner_row_void is None or inner <= 0:
+    levels = _line_levels(table)
+    if cfg.inner_row_void is None or levels is None:
         return None
-    row = np.median(table[2:4, 1:9], axis=1) / inner  # lattice rows 1 and 2
+    row = levels[1][2:4]  # lattice rows 1 and 2
     weakest = int(np.argmin(row))
     if row[weakest] < cfg.inner_row_void and row[1 - weakest] >= cfg.inner_row_shown:
         return weakest + 1
@@ -843,13 +850,11 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
                     return doubled
                 score = 0.0  # two lattice lines on each pit: half the board, or no board
                 break
-    respaced: TopFace | None = None
     if check_pairs and respace and score > 0 and inner_void_row(table, gc) is not None:
         respaced = _respaced_rows(image, hlat, cfg, lap)
-        if respaced.grid.score < max(gc.inner_row_void_gain * score, gc.inner_row_void_min):
-            respaced = None  # (a row of heaps hides its rims too: the lattice stays)
-    if respaced is not None:
-        return respaced
+        # (else the lattice stays: a row of heaps hides its rims too)
+        if respaced.grid.score >= max(gc.inner_row_void_gain * score, gc.inner_row_void_min):
+            return respaced
     pits_ev = ev[:32].reshape(4, 8)
     evidence = pits_ev / max(float(np.median(pits_ev)), 1e-6)
     grid = PitGrid(centres, (p, p), rim, score, radius, radius[1] / radius[0], inliers,

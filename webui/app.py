@@ -71,7 +71,7 @@ def create_app(test_config: dict[str, Any] | None = None, instance_path: str | N
     app.extensions["bao_live"] = live
     if app.config["CALIBRATION"]:
         calibration_views.use_profile(live, app.config["CALIBRATION"])
-    if not str(app.config["SOURCE"] or "").startswith("demo:"):
+    if play.demo_folder(app.config["SOURCE"]) is None:
         live.resume_or_start()  # the demo starts a game of its own (start_configured_source)
 
     errors.register(app)

@@ -218,11 +218,18 @@ def calibrate_demo(referee: LiveReferee, source: GameSequenceSource) -> None:
         referee.detector.set_board(profile.corners_px)
 
 
+def demo_folder(source: object) -> str | None:
+    """The game folder of a ``demo:<folder>`` source spec, or None for another source."""
+    spec = str(source or "")
+    return spec[len("demo:"):] if spec.startswith("demo:") else None
+
+
 def start_configured_source(app: Flask) -> None:
     """Start the ``SOURCE`` of the configuration (``demo:<folder>``, camera index or video)."""
     spec = str(app.config["SOURCE"])
-    if spec.startswith("demo:"):
-        app.config["DEMO_GAME"] = spec[len("demo:"):]
+    folder = demo_folder(spec)
+    if folder is not None:
+        app.config["DEMO_GAME"] = folder
         start_demo(app)
     else:
         app.extensions["bao_live"].start_source(open_source(spec, realtime=True))
