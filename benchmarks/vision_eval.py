@@ -50,7 +50,7 @@ sys.path.insert(0, str(ROOT))
 
 from vision.config import DEFAULT  # noqa: E402
 from vision.count import flat_counts  # noqa: E402
-from vision.count_data import HIDDEN_BELOW, hidden_seeds, image_label  # noqa: E402
+from vision.count_data import HIDDEN_BELOW, hidden_seeds, image_label, least_seen  # noqa: E402
 from vision.errors import BoardNotFound  # noqa: E402
 from vision.holes import HOLES, flatten  # noqa: E402
 from vision.io import read_image  # noqa: E402
@@ -59,6 +59,8 @@ from vision.profile import BoardProfile  # noqa: E402
 
 BUCKETS = (("0", 0, 0), ("1-3", 1, 3), ("4-8", 4, 8), ("9-15", 9, 15), ("16+", 16, 99))
 STAGES = ("locate", "rectify", "grid", "count", "decode")
+#: bands of the share in view of a pit's least visible seed (:func:`vision.count_data.least_seen`)
+LEAST_SEEN_BANDS = ((0.0, 0.2), (0.2, 0.35), (0.35, 0.5), (0.5, 1.01))
 
 
 def interval90(p: list[float]) -> tuple[int, int]:
@@ -92,14 +94,18 @@ def in_place(label: dict, pit_errs: list[float]) -> bool | None:
     return float(np.median(pit_errs)) < 0.5 * float(np.median(steps))
 
 
-def hidden_seed_figures(t: np.ndarray, p: np.ndarray, hidden: np.ndarray) -> dict | None:
+def hidden_seed_figures(t: np.ndarray, p: np.ndarray, hidden: np.ndarray,
+                        least: np.ndarray | None = None) -> dict | None:
     """How far seeds the camera cannot see explain the misreads (labels that record
     ``seed_visibility`` only; None when no scored pit has it).
 
     ``pits_all_seen``: the share of pits with every seed in view, the most any single
     photo can read exactly without guessing; the per-pit exact among those pits and among
     the others; ``read_as_seen``: of the pits with hidden seeds, the share read as the
-    number of seeds in view."""
+    number of seeds in view. With ``least`` (each pit's least visible seed's share in
+    view): ``by_least_seen``, the pits of 1-8 seeds and their per-pit exact in each band
+    of that share (:data:`LEAST_SEEN_BANDS`): where every seed shows half of itself or
+    more, a misread is the counter's; below a fifth, mostly a guess."""
     known = hidden >= 0
     if not known.any():
         return None
@@ -121,6 +127,14 @@ def hidden_seed_figures(t: np.ndarray, p: np.ndarray, hidden: np.ndarray) -> dic
             out["by_bucket"][name] = {
                 "pits_all_seen": round(float(seen[m].mean()), 4),
                 "exact_all_seen": round(float((p[ms] == t[ms]).mean()), 4) if ms.any() else None}
+    if least is not None:
+        lst = np.asarray(least, float)[known]
+        few = (t >= 1) & (t <= 8)
+        out["by_least_seen"] = {
+            f"{lo:.2f}-{min(hi, 1.0):.2f}": {
+                "pits_1_8": int(m.sum()),
+                "exact": round(float((p[m] == t[m]).mean()), 4) if m.any() else None}
+            for lo, hi in LEAST_SEEN_BANDS for m in [few & (lst >= lo) & (lst < hi)]}
     return out
 
 
@@ -170,6 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     rows, pit_true, pit_pred, wide = [], [], [], []
     pit_conf: list[float] = []  # the reading's confidence of each scored pit
     pit_hidden: list[int] = []  # seeds the camera cannot see in each scored pit (-1: not known)
+    pit_least: list[float] = []  # the share in view of each scored pit's least visible seed
     boards_all_flagged = 0  # clean boards whose every misread pit is listed as uncertain
     timings: dict[str, list[float]] = {s: [] for s in (*STAGES, "total")}
     found = boards_exact = boards_scored = 0
@@ -186,6 +201,7 @@ def main(argv: list[str] | None = None) -> int:
         truth = {n: int(v) for n, v in flatten(label["position"]).items()}
         hidden = set(label.get("occluded_pits") or [])
         unseen = hidden_seeds(label)
+        faintest = least_seen(label)
         has_hand = bool(label.get("hand_over_board"))
         expected = None
         if args.use_reserves:
@@ -229,6 +245,7 @@ def main(argv: list[str] | None = None) -> int:
             pit_pred.append(pred[n])
             pit_conf.append(float(conf[n]))
             pit_hidden.append(-1 if unseen is None else unseen[n])
+            pit_least.append(1.0 if faintest is None else faintest[n])
             if truth[n] != pred[n]:
                 wrong.append(f"{n}:{truth[n]}->{pred[n]}")
                 unflagged += float(conf[n]) >= cfg.decode.uncertain_below
@@ -255,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
         })
 
     if args.geometry_only:  # counts were not read: no per-pit or whole-board figures
-        pit_true, pit_pred, wide, boards_scored, pit_conf, pit_hidden = [], [], [], 0, [], []
+        pit_true, pit_pred, wide, boards_scored, pit_conf, pit_hidden, pit_least = [], [], [], 0, [], [], []
     t, p = np.array(pit_true, int), np.array(pit_pred, int)
     by_bucket = {}
     for name, lo, hi in BUCKETS:
@@ -307,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
         "pits_16plus_in_90pct_interval": round(float(np.mean(wide)), 4) if wide else None,
         "pits_16plus": len(wide),
         "confidence": confidence,
-        "hidden_seeds": hidden_seed_figures(t, p, np.array(pit_hidden, int)),
+        "hidden_seeds": hidden_seed_figures(t, p, np.array(pit_hidden, int), np.array(pit_least, float)),
         "hand_images": hand_imgs, "hand_flagged": hand_flagged,
         "clean_images": clean_imgs, "false_hand_flags": false_hand,
         "timing_ms": {s: {"median": round(pct(v, 50), 1), "p95": round(pct(v, 95), 1)}

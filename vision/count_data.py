@@ -37,22 +37,38 @@ def label_counts(position: dict) -> dict[str, int]:
 HIDDEN_BELOW = 0.1
 
 
+def _visibility(label: dict) -> dict[str, list[float]] | None:
+    """Hole name -> the share of each of its seeds' camera-facing surface in view (every
+    hole, empty ones with an empty list), from the render's ``seed_visibility``; None when
+    the label has none (renders made before it was recorded)."""
+    render = label.get("render") if isinstance(label.get("render"), dict) else None
+    vis = (render or {}).get("seed_visibility")
+    if not isinstance(vis, dict):
+        return None
+    out: dict[str, list[float]] = {name: [] for name in label_counts(label["position"])}
+    for name, shares in vis.items():
+        if name not in out or not isinstance(shares, list):
+            raise ValueError(f"seed_visibility: bad entry {name!r}: {shares!r:.80}")
+        out[name] = [float(v) for v in shares]
+    return out
+
+
 def hidden_seeds(label: dict, below: float = HIDDEN_BELOW) -> dict[str, int] | None:
     """Hole name -> how many of its seeds the camera cannot see (less than ``below`` of
     a seed's camera-facing surface in view: under other seeds, behind the rim, under a
     hand), from the render's ``seed_visibility``; None when the label has none (renders
     made before it was recorded). No single photo can count such a seed, only guess it."""
-    render = label.get("render") if isinstance(label.get("render"), dict) else None
-    vis = (render or {}).get("seed_visibility")
-    if not isinstance(vis, dict):
-        return None
-    counts = label_counts(label["position"])
-    out = dict.fromkeys(counts, 0)
-    for name, shares in vis.items():
-        if name not in out or not isinstance(shares, list):
-            raise ValueError(f"seed_visibility: bad entry {name!r}: {shares!r:.80}")
-        out[name] = sum(float(v) < below for v in shares)
-    return out
+    vis = _visibility(label)
+    return None if vis is None else {n: sum(v < below for v in shares) for n, shares in vis.items()}
+
+
+def least_seen(label: dict) -> dict[str, float] | None:
+    """Hole name -> the share in view of its least visible seed (1.0 for an empty hole),
+    from the render's ``seed_visibility``; None when the label has none. A pit whose
+    least visible seed shows a fifth of itself is counted by guessing as much as by
+    seeing; ``benchmarks/vision_eval.py`` reads per-pit exactness by this share."""
+    vis = _visibility(label)
+    return None if vis is None else {n: min(shares, default=1.0) for n, shares in vis.items()}
 
 
 def check_fill(fill: float) -> None:

@@ -168,7 +168,7 @@ def _resting(group: str, z: float = 0.0) -> Seed:
 
 
 def test_seed_visibility_is_recorded_per_pit_most_visible_first() -> None:
-    from vision.count_data import hidden_seeds
+    from vision.count_data import hidden_seeds, least_seen
     from vision.synth.scene import geometry_dict
 
     params = sample_params(np.random.default_rng(3))
@@ -192,9 +192,12 @@ def test_seed_visibility_is_recorded_per_pit_most_visible_first() -> None:
     hidden = hidden_seeds(label)
     assert hidden is not None and hidden["A6"] == 1 and sum(hidden.values()) == 1
     assert hidden_seeds(label, below=0.5)["A6"] == 2
+    # the least visible seed of each pit: A6's 0.04 one; an empty pit shows nothing hidden
+    faintest = least_seen(label)
+    assert faintest is not None and faintest["A6"] == 0.04 and faintest["A5"] == 1.0
     # renders made before visibility was recorded say nothing about hidden seeds
     assert "seed_visibility" not in label_for_frame("x.jpg", params, seeds, req, 0, {})["render"]
-    assert hidden_seeds(_label()) is None
+    assert hidden_seeds(_label()) is None and least_seen(_label()) is None
 
 
 def test_seed_visibility_needs_one_figure_and_a_pose_per_seed() -> None:

@@ -138,7 +138,17 @@ def test_hidden_seed_figures_split_the_misreads_by_what_the_camera_sees() -> Non
     assert out["exact_all_seen"] == round(2 / 3, 4) and out["exact_some_hidden"] == 0.0
     assert out["read_as_seen"] == 1.0
     assert out["by_bucket"]["4-8"] == {"pits_all_seen": 0.5, "exact_all_seen": 1.0}
+    assert "by_least_seen" not in out
     assert fig(t, p, np.full(5, -1)) is None
+    # by the least visible seed: the 5 (every seed over half in view) read right, the 6
+    # (a seed at 0.05) and the 2 (a seed at 0.3) misread; the empty pit (1.0) and the
+    # older render's pit are no pits of 1-8 seen
+    least = np.array([0.6, 0.05, 0.3, 1.0, 0.9])
+    bands = fig(t, p, h, least)["by_least_seen"]
+    assert bands == {"0.00-0.20": {"pits_1_8": 1, "exact": 0.0},
+                     "0.20-0.35": {"pits_1_8": 1, "exact": 0.0},
+                     "0.35-0.50": {"pits_1_8": 0, "exact": None},
+                     "0.50-1.00": {"pits_1_8": 1, "exact": 1.0}}
 
 
 def test_a_board_found_beside_the_labelled_one_is_not_in_place() -> None:
