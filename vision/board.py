@@ -518,6 +518,16 @@ def refine_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: GridCon
     return hlat, gap, centres, radius, inliers
 
 
+def _subpixel(prof: np.ndarray, k: int) -> float:
+    """Index ``k`` of ``prof``, moved to the top of the parabola through it and its
+    neighbours when it is a peak inside the profile."""
+    if 0 < k < len(prof) - 1:
+        den = prof[k - 1] - 2 * prof[k] + prof[k + 1]
+        if den < 0:
+            return k + float(np.clip(0.5 * (prof[k - 1] - prof[k + 1]) / den, -0.5, 0.5))
+    return float(k)
+
+
 def _innermost_peak(prof: np.ndarray, strength: float) -> float | None:
     """Index (sub-px) of the first local peak of ``prof`` reaching ``strength`` x its max."""
     if len(prof) < 3 or prof.max() <= 0:
@@ -526,11 +536,65 @@ def _innermost_peak(prof: np.ndarray, strength: float) -> float | None:
     k = int(strong[0])
     while k + 1 < len(prof) and prof[k + 1] >= prof[k]:  # climb to the local peak
         k += 1
-    if 0 < k < len(prof) - 1:
-        den = prof[k - 1] - 2 * prof[k] + prof[k + 1]
-        if den < 0:
-            return k + float(np.clip(0.5 * (prof[k - 1] - prof[k + 1]) / den, -0.5, 0.5))
-    return float(k)
+    return _subpixel(prof, k)
+
+
+def _peaks(prof: np.ndarray, lo: float, hi: float, floor: float) -> list[tuple[float, float]]:
+    """(position (sub-px), height) of each local peak of ``prof`` in ``[lo, hi]`` reaching ``floor``."""
+    return [(_subpixel(prof, k), float(prof[k]))
+            for k in range(max(int(np.ceil(lo)), 1), min(int(np.floor(hi)), len(prof) - 2) + 1)
+            if prof[k] >= floor and prof[k] >= prof[k - 1] and prof[k] > prof[k + 1]]
+
+
+def _edge_pair(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float,
+               cfg: GridConfig) -> tuple[float, float] | None:
+    """The top face's two edges across one axis of the lattice view (positions along
+    ``prof``), outside the pits' rims at ``inner_lo`` and ``inner_hi``; None if either
+    side shows no step.
+
+    Each is the innermost strong step on its side (``edge_strength`` x that side's
+    strongest), searched from ``surface_gap_frac`` x the pitch beyond the rims. The
+    pits sit in the middle of a Bao board, so the two margins beyond the rims are
+    alike. When they differ by more than ``surface_symmetry`` x the pitch, the wider
+    side most often took a shadow, the side face or the table beyond the top face, or
+    a narrow margin's edge lay before the search began: a step on the wider side at
+    the narrower one's margin (within ``surface_pair_within`` x the pitch, at least
+    ``surface_symmetry_weak`` x that side's strongest) is its edge. Failing that, the
+    pair of steps whose margins agree that closely, strongest first; failing both,
+    the first choice stays.
+    """
+    gap_px = cfg.surface_gap_frac * p
+    lo_end = int(inner_lo - gap_px)
+    hi_start = int(np.ceil(inner_hi + gap_px))
+    before = _innermost_peak(prof[:lo_end][::-1], cfg.edge_strength)
+    after = _innermost_peak(prof[hi_start:], cfg.edge_strength)
+    if before is None or after is None:
+        return None
+    lo_edge, hi_edge = lo_end - 1 - before, hi_start + after
+    m_lo, m_hi = inner_lo - lo_edge, hi_edge - inner_hi
+    if cfg.surface_symmetry is None or abs(m_lo - m_hi) <= cfg.surface_symmetry * p:
+        return lo_edge, hi_edge
+    # steps at least half the search gap beyond the rims (not the rims' own gradient)
+    near, within = 0.5 * gap_px, cfg.surface_pair_within * p
+    lo_side, hi_side = prof[: int(inner_lo - near)], prof[int(np.ceil(inner_hi + near)):]
+    if not len(lo_side) or not len(hi_side) or lo_side.max() <= 0 or hi_side.max() <= 0:
+        return lo_edge, hi_edge
+    lows = _peaks(prof, 0, inner_lo - near, cfg.surface_symmetry_weak * float(lo_side.max()))
+    highs = _peaks(prof, inner_hi + near, len(prof) - 1, cfg.surface_symmetry_weak * float(hi_side.max()))
+    if m_lo > m_hi:  # the wider side's step at the narrower one's margin
+        mirrored = [x for x, _h in lows if abs((inner_lo - x) - m_hi) <= within]
+        if mirrored:
+            return min(mirrored, key=lambda x: abs((inner_lo - x) - m_hi)), hi_edge
+    else:
+        mirrored = [y for y, _h in highs if abs((y - inner_hi) - m_lo) <= within]
+        if mirrored:
+            return lo_edge, min(mirrored, key=lambda y: abs((y - inner_hi) - m_lo))
+    pairs = [(a / lo_side.max() + b / hi_side.max(), x, y) for x, a in lows for y, b in highs
+             if abs((inner_lo - x) - (y - inner_hi)) <= within]
+    if not pairs:
+        return lo_edge, hi_edge
+    _s, x, y = max(pairs)
+    return x, y
 
 
 def surface_edges(view: np.ndarray, grid: PitGrid, gap: float, cfg: GridConfig = DEFAULT.grid) -> np.ndarray | None:
@@ -541,6 +605,7 @@ def surface_edges(view: np.ndarray, grid: PitGrid, gap: float, cfg: GridConfig =
     profile taken beyond the outer pits' rims (the top face's edge comes before
     the side face and the table); the profile is the median over the 8 (or 4)
     strips along that side, so a hand or a seed on a few strips does not decide.
+    Opposite margins are held alike (:func:`_edge_pair`).
     """
     h, w = view.shape[:2]
     grey = cv2.GaussianBlur(cv2.cvtColor(view, cv2.COLOR_BGR2GRAY) if view.ndim == 3 else view, (3, 3), 0)
@@ -556,17 +621,11 @@ def surface_edges(view: np.ndarray, grid: PitGrid, gap: float, cfg: GridConfig =
     row_strips = [gx[max(int(y) - half, 0) : int(y) + half + 1].mean(axis=0) for y in ys]
     vprof = np.median(np.array(col_strips), axis=0)  # along y
     hprof = np.median(np.array(row_strips), axis=0)  # along x
-    out = []
-    for prof, inner_lo, inner_hi in ((vprof, ys[0] - ry, ys[-1] + ry), (hprof, xs[0] - rx, xs[-1] + rx)):
-        gap_px = cfg.surface_gap_frac * p
-        lo_end = int(inner_lo - gap_px)
-        hi_start = int(np.ceil(inner_hi + gap_px))
-        before = _innermost_peak(prof[:lo_end][::-1], cfg.edge_strength)
-        after = _innermost_peak(prof[hi_start:], cfg.edge_strength)
-        if before is None or after is None:
-            return None
-        out.append((lo_end - 1 - before, hi_start + after))
-    (top, bottom), (left, right) = out
+    rows = _edge_pair(vprof, ys[0] - ry, ys[-1] + ry, p, cfg)
+    cols = _edge_pair(hprof, xs[0] - rx, xs[-1] + rx, p, cfg)
+    if rows is None or cols is None:
+        return None
+    (top, bottom), (left, right) = rows, cols
     return np.array([[left, top], [right, top], [right, bottom], [left, bottom]], np.float64)
 
 

@@ -266,6 +266,14 @@ class GridConfig:
     continues_unseen: bool = True  # ... once one in view goes on, counting the lines beyond the lattice off the image as going on
     gap_steps: tuple[float, ...] = tuple(0.03 * i for i in range(21))  # middle gap / row pitch tried
     surface_gap_frac: float = 0.12  # surface edges searched from this / pitch beyond the pits' rims
+    # opposite margins (beyond the outer rims) differing by more than this / pitch: the wider
+    # side's edge may be a shadow, the side face or the table, and a step there at the
+    # narrower margin (within ``surface_pair_within`` / pitch, at least ``surface_symmetry_weak``
+    # x that side's strongest) is taken instead, else a pair of steps whose margins agree
+    # that closely (vision.board._edge_pair; None: each side on its own)
+    surface_symmetry: float | None = 0.3
+    surface_pair_within: float = 0.12
+    surface_symmetry_weak: float = 0.15
     lattice_inlier_frac: float = 0.08  # RANSAC threshold / pitch for the lattice homography
 
 

@@ -1080,3 +1080,43 @@ def test_no_rim_lattice_runs_the_dark_disc_scan_before_the_outlines(monkeypatch:
     monkeypatch.setattr(vision.locate, "_pit_scanned", lambda img, cfg, blobs=False: None)
     with pytest.raises(BoardNotFound):
         locate_board(image)
+
+
+def _profile(steps: dict[int, float], n: int = 260) -> np.ndarray:
+    """A gradient profile across the lattice view: a little noise-free floor and a
+    three-pixel step of each height at each position."""
+    prof = np.full(n, 0.01)
+    for x, h in steps.items():
+        prof[x - 1 : x + 2] = np.maximum(prof[x - 1 : x + 2], [0.5 * h, h, 0.5 * h])
+    return prof
+
+
+def test_opposite_margins_held_alike_take_the_top_face_edge_before_a_shadow() -> None:
+    # GridConfig.surface_symmetry: rims at 52 and 200 (pitch 40). Below the pits a shadow
+    # (or the side face) at margin 30 steps four times as strongly as the top face's own
+    # edge at margin 6, so the innermost strong step on that side is the shadow; the
+    # other side's edge is at margin 6 too, and the weak step there is taken instead
+    from dataclasses import replace
+
+    from vision.board import _edge_pair
+
+    gc = DEFAULT.grid
+    prof = _profile({22: 1.0, 46: 0.25, 52: 0.2, 200: 0.2, 206: 0.8})
+    assert _edge_pair(prof, 52.0, 200.0, 40.0, replace(gc, surface_symmetry=None)) == (22.0, 206.0)
+    lo, hi = _edge_pair(prof, 52.0, 200.0, 40.0, gc)
+    assert abs(lo - 46.0) < 0.6 and hi == 206.0
+    # margins alike (30 and 30): both steps stay, however strong a weaker step inside is
+    alike = _profile({22: 1.0, 40: 0.3, 230: 1.0})
+    assert _edge_pair(alike, 52.0, 200.0, 40.0, gc) == (22.0, 230.0)
+    # the same on the far side: a table's edge at margin 28 beyond a weak edge at 7
+    far = _profile({45: 0.9, 207: 0.3, 228: 1.0})
+    lo, hi = _edge_pair(far, 52.0, 200.0, 40.0, gc)
+    assert lo == 45.0 and abs(hi - 207.0) < 0.6
+    # margins 22 and 46, with no step at margin 22 beyond the far rim, but a weak step
+    # on each side at margin 9: that pair; with no such pair either, the first choice
+    paired = _profile({30: 1.0, 43: 0.3, 209: 0.3, 246: 1.0})
+    assert _edge_pair(paired, 52.0, 200.0, 40.0, replace(gc, surface_symmetry=None)) == (30.0, 246.0)
+    lo, hi = _edge_pair(paired, 52.0, 200.0, 40.0, gc)
+    assert abs(lo - 43.0) < 0.6 and abs(hi - 209.0) < 0.6
+    lone = _profile({30: 1.0, 246: 1.0})
+    assert _edge_pair(lone, 52.0, 200.0, 40.0, gc) == (30.0, 246.0)

@@ -363,3 +363,28 @@ def test_a_lattice_spanning_three_rows_is_fitted_again_on_the_render_that_showed
     off_cfg = replace(DEFAULT, grid=replace(DEFAULT.grid, inner_row_void=None))
     old = recognize(image, south=label["south_side"], cfg=off_cfg)
     assert "hand_over_board" in old.status
+
+
+def test_the_top_face_edges_are_not_taken_beyond_the_side_face_on_the_render_that_showed_it() -> None:
+    # GridConfig.surface_symmetry (sample_images/hard/synth_283_0035: a thick board seen from
+    # 54 degrees, its near side face dark against a pale table): the innermost strong step
+    # below the pits was the side face's lower edge, 30 lattice-view px beyond the rims
+    # against 6 on the far side; held alike, the top face's own weaker edge is taken
+    import json
+    from dataclasses import replace
+    from pathlib import Path
+
+    from vision.config import DEFAULT
+
+    path = Path(__file__).resolve().parents[2] / "sample_images" / "hard" / "synth_283_0035.jpg"
+    label = json.loads(path.with_suffix(".json").read_text())
+    image = cv2.imread(str(path))
+    got = recognize(image, south=label["south_side"])
+    err = np.linalg.norm(np.subtract(got.board_corners_px, label["corners_px"]), axis=1)
+    assert err.max() < 10.0
+    off_cfg = replace(DEFAULT, grid=replace(DEFAULT.grid, surface_symmetry=None))
+    old = recognize(image, south=label["south_side"], cfg=off_cfg)
+    old_err = np.linalg.norm(np.subtract(old.board_corners_px, label["corners_px"]), axis=1)
+    assert old_err.max() > 25.0
+    # the pits are read from the lattice either way
+    assert got.position == old.position
