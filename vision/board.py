@@ -547,7 +547,7 @@ def _peaks(prof: np.ndarray, lo: float, hi: float, floor: float) -> list[tuple[f
 
 
 def _edge_pair(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float,
-               cfg: GridConfig) -> tuple[float, float] | None:
+               cfg: GridConfig, alike: bool = True) -> tuple[float, float] | None:
     """The top face's two edges across one axis of the lattice view (positions along
     ``prof``), outside the pits' rims at ``inner_lo`` and ``inner_hi``; None if either
     side shows no step.
@@ -561,7 +561,7 @@ def _edge_pair(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float,
     the narrower one's margin (within ``surface_pair_within`` x the pitch, at least
     ``surface_symmetry_weak`` x that side's strongest) is its edge. Failing that, the
     pair of steps whose margins agree that closely, strongest first; failing both,
-    the first choice stays.
+    the first choice stays. (``alike`` False: each side on its own.)
     """
     gap_px = cfg.surface_gap_frac * p
     lo_end = int(inner_lo - gap_px)
@@ -572,7 +572,7 @@ def _edge_pair(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float,
         return None
     lo_edge, hi_edge = lo_end - 1 - before, hi_start + after
     m_lo, m_hi = inner_lo - lo_edge, hi_edge - inner_hi
-    if cfg.surface_symmetry is None or abs(m_lo - m_hi) <= cfg.surface_symmetry * p:
+    if not alike or cfg.surface_symmetry is None or abs(m_lo - m_hi) <= cfg.surface_symmetry * p:
         return lo_edge, hi_edge
     # steps at least half the search gap beyond the rims (not the rims' own gradient)
     near, within = 0.5 * gap_px, cfg.surface_pair_within * p
@@ -597,7 +597,8 @@ def _edge_pair(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float,
     return x, y
 
 
-def surface_edges(view: np.ndarray, grid: PitGrid, gap: float, cfg: GridConfig = DEFAULT.grid) -> np.ndarray | None:
+def surface_edges(view: np.ndarray, grid: PitGrid, gap: float, cfg: GridConfig = DEFAULT.grid,
+                  alike: bool = True) -> np.ndarray | None:
     """Playing-surface corners (TL, TR, BR, BL) in the lattice view, or None.
 
     In the lattice view the top face is rectified, so its edges are the view's
@@ -605,7 +606,7 @@ def surface_edges(view: np.ndarray, grid: PitGrid, gap: float, cfg: GridConfig =
     profile taken beyond the outer pits' rims (the top face's edge comes before
     the side face and the table); the profile is the median over the 8 (or 4)
     strips along that side, so a hand or a seed on a few strips does not decide.
-    Opposite margins are held alike (:func:`_edge_pair`).
+    With ``alike``, opposite margins are held alike (:func:`_edge_pair`).
     """
     h, w = view.shape[:2]
     grey = cv2.GaussianBlur(cv2.cvtColor(view, cv2.COLOR_BGR2GRAY) if view.ndim == 3 else view, (3, 3), 0)
@@ -621,8 +622,8 @@ def surface_edges(view: np.ndarray, grid: PitGrid, gap: float, cfg: GridConfig =
     row_strips = [gx[max(int(y) - half, 0) : int(y) + half + 1].mean(axis=0) for y in ys]
     vprof = np.median(np.array(col_strips), axis=0)  # along y
     hprof = np.median(np.array(row_strips), axis=0)  # along x
-    rows = _edge_pair(vprof, ys[0] - ry, ys[-1] + ry, p, cfg)
-    cols = _edge_pair(hprof, xs[0] - rx, xs[-1] + rx, p, cfg)
+    rows = _edge_pair(vprof, ys[0] - ry, ys[-1] + ry, p, cfg, alike)
+    cols = _edge_pair(hprof, xs[0] - rx, xs[-1] + rx, p, cfg, alike)
     if rows is None or cols is None:
         return None
     (top, bottom), (left, right) = rows, cols
@@ -918,7 +919,9 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
     evidence = pits_ev / max(float(np.median(pits_ev)), 1e-6)
     grid = PitGrid(centres, (p, p), rim, score, radius, radius[1] / radius[0], inliers,
                    evidence=evidence)
-    edges = surface_edges(lview, grid, gap, gc)
+    # (a weak lattice's margins are held alike only once it scores as a board: its corners
+    # may start a fit again as an outline, and that search is kept as it was tuned)
+    edges = surface_edges(lview, grid, gap, gc, alike=score >= gc.surface_symmetry_min_score)
     # the pits' own centres and outer radius, for the counter's crops and the page's rings
     grid.centres, grid.crop_radius = rim_centres(gx, gy, centres, radius, gc)
     tick("grid")

@@ -1105,6 +1105,8 @@ def test_opposite_margins_held_alike_take_the_top_face_edge_before_a_shadow() ->
     assert _edge_pair(prof, 52.0, 200.0, 40.0, replace(gc, surface_symmetry=None)) == (22.0, 206.0)
     lo, hi = _edge_pair(prof, 52.0, 200.0, 40.0, gc)
     assert abs(lo - 46.0) < 0.6 and hi == 206.0
+    # a lattice too weak to be a board yet keeps its first choice (alike=False)
+    assert _edge_pair(prof, 52.0, 200.0, 40.0, gc, alike=False) == (22.0, 206.0)
     # margins alike (30 and 30): both steps stay, however strong a weaker step inside is
     alike = _profile({22: 1.0, 40: 0.3, 230: 1.0})
     assert _edge_pair(alike, 52.0, 200.0, 40.0, gc) == (22.0, 230.0)
