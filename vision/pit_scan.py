@@ -146,10 +146,11 @@ def _directions(pts: np.ndarray, min_step: float) -> tuple[np.ndarray, np.ndarra
     vec = d[np.arange(len(pts))[:, None], nn].reshape(-1, 2)
     length = np.linalg.norm(vec, axis=1)
     nearest = dist.min(axis=1)
+    nearest = nearest[np.isfinite(nearest)]
     ok = np.isfinite(length)
-    if ok.sum() < 8:
+    if ok.sum() < 8 or not len(nearest):  # (none: every candidate closer than min_step to all)
         return None
-    short = ok & (length <= 1.6 * np.median(nearest[np.isfinite(nearest)]))
+    short = ok & (length <= 1.6 * np.median(nearest))
     vec, length = vec[short], length[short]
     if len(vec) < 8:
         return None

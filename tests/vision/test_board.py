@@ -1122,3 +1122,22 @@ def test_opposite_margins_held_alike_take_the_top_face_edge_before_a_shadow() ->
     assert abs(lo - 43.0) < 0.6 and abs(hi - 209.0) < 0.6
     lone = _profile({30: 1.0, 246: 1.0})
     assert _edge_pair(lone, 52.0, 200.0, 40.0, gc) == (30.0, 246.0)
+
+
+def test_lattice_directions_of_candidates_all_closer_than_a_pit_are_none_without_a_warning() -> None:
+    # vision.pit_scan._directions: ten candidates within 2 px of each other (a speck seen
+    # at several radii) have no neighbour a pit's width away; no directions, and no
+    # numpy warning about the median of nothing on the way
+    import warnings
+
+    from vision.pit_scan import _directions
+
+    pts = np.random.default_rng(0).uniform(0, 2, (10, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _directions(pts, 8.0) is None
+    # a lattice's candidates give its two steps
+    grid = np.array([(20.0 * i, 15.0 * j) for i in range(6) for j in range(4)])
+    u, v = _directions(grid, 8.0)
+    steps = sorted([np.abs(u).max(), np.abs(v).max()])
+    assert abs(steps[0] - 15.0) < 1.0 and abs(steps[1] - 20.0) < 1.0
