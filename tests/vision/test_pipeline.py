@@ -337,24 +337,32 @@ def test_a_weak_rimmed_empty_pit_unlike_the_others_is_occluded() -> None:
     assert not _covered(crops, probs, grid, np.zeros(32, bool), off).any()
 
 
+def _hard_sample(name: str) -> tuple[np.ndarray, dict]:
+    """A render kept in sample_images/hard/ and its label."""
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "sample_images" / "hard" / f"{name}.jpg"
+    return cv2.imread(str(path)), json.loads(path.with_suffix(".json").read_text())
+
+
+def _corner_errors(rec, label: dict) -> np.ndarray:  # noqa: ANN001
+    return np.linalg.norm(np.subtract(rec.board_corners_px, label["corners_px"]), axis=1)
+
+
 def test_a_lattice_spanning_three_rows_is_fitted_again_on_the_render_that_showed_it() -> None:
     # GridConfig.inner_row_void (sample_images/hard/synth_251_0013: a small board seen from
     # its short side on bricks, no hand): the first lattice had its rows at two-thirds of the
     # board's row pitch, one of them on the wood between two of the board's rows, and its
     # eight pits were read as occluded under a hand; refitted from a wider pitch, every row
     # lies on pits and no hand is reported
-    import json
     from dataclasses import replace
-    from pathlib import Path
 
     from vision.config import DEFAULT
 
-    path = Path(__file__).resolve().parents[2] / "sample_images" / "hard" / "synth_251_0013.jpg"
-    label = json.loads(path.with_suffix(".json").read_text())
-    image = cv2.imread(str(path))
+    image, label = _hard_sample("synth_251_0013")
     got = recognize(image, south=label["south_side"])
-    err = np.linalg.norm(np.subtract(got.board_corners_px, label["corners_px"]), axis=1)
-    assert err.max() < 10.0
+    assert _corner_errors(got, label).max() < 10.0
     assert not any(s.startswith(("hand_over_board", "occluded_pits")) for s in got.status)
     centres = {n: np.asarray(got.pit_centers_px[n]) for n in HOLES}
     off = [np.linalg.norm(centres[n] - np.asarray(label["pit_centers_px"][n])) for n in HOLES]
@@ -370,21 +378,15 @@ def test_the_top_face_edges_are_not_taken_beyond_the_side_face_on_the_render_tha
     # 54 degrees, its near side face dark against a pale table): the innermost strong step
     # below the pits was the side face's lower edge, 30 lattice-view px beyond the rims
     # against 6 on the far side; held alike, the top face's own weaker edge is taken
-    import json
     from dataclasses import replace
-    from pathlib import Path
 
     from vision.config import DEFAULT
 
-    path = Path(__file__).resolve().parents[2] / "sample_images" / "hard" / "synth_283_0035.jpg"
-    label = json.loads(path.with_suffix(".json").read_text())
-    image = cv2.imread(str(path))
+    image, label = _hard_sample("synth_283_0035")
     got = recognize(image, south=label["south_side"])
-    err = np.linalg.norm(np.subtract(got.board_corners_px, label["corners_px"]), axis=1)
-    assert err.max() < 10.0
+    assert _corner_errors(got, label).max() < 10.0
     off_cfg = replace(DEFAULT, grid=replace(DEFAULT.grid, surface_symmetry=None))
     old = recognize(image, south=label["south_side"], cfg=off_cfg)
-    old_err = np.linalg.norm(np.subtract(old.board_corners_px, label["corners_px"]), axis=1)
-    assert old_err.max() > 25.0
+    assert _corner_errors(old, label).max() > 25.0
     # the pits are read from the lattice either way
     assert got.position == old.position
