@@ -45,7 +45,9 @@ Recognizer = Callable[..., Any]
 """``recognize(image_bgr, south=..., profile=...) -> Recognition`` (vision's signature)."""
 
 RECTIFIED_WIDTH = 640
-"""Width in pixels of the rectified board image shown on the play page."""
+"""Width in pixels of the board in the rectified image shown on the play page."""
+RECTIFIED_PAD = 0.04
+"""Share of the board's width shown around it on every side of the rectified image."""
 
 DEFAULT_ASPECT = 2.345
 """Playing-surface width / height when no profile says otherwise (vision's default)."""
@@ -64,17 +66,21 @@ def encode_jpeg(image: np.ndarray, width: int | None = None, quality: int = 80) 
 
 def rectify(
     image: np.ndarray, corners_px: Sequence[Sequence[float]], aspect: float = DEFAULT_ASPECT
-) -> tuple[np.ndarray, np.ndarray]:
-    """The canonical top view (South at the bottom) from the board corners (TL, TR, BR, BL).
+) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """The canonical top view (South at the bottom) from the board corners (TL, TR, BR, BL),
+    with a band of ``RECTIFIED_PAD`` x the board's width of what lies around the board on
+    every side, so the page shows where the outline ends against the board's own edge.
 
-    Returns the image and the 3x3 homography image px -> rectified px.
+    Returns the image, the 3x3 homography image px -> rectified px, and the board's box in
+    the image ``[x, y, width, height]``.
     """
     w = RECTIFIED_WIDTH
     h = round(w / aspect)
+    pad = round(RECTIFIED_PAD * w)
     src = np.asarray(corners_px, dtype=np.float32).reshape(4, 2)
-    dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float32)
+    dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float32) + pad
     hmat = cv2.getPerspectiveTransform(src, dst)
-    return cv2.warpPerspective(image, hmat, (w, h)), hmat
+    return cv2.warpPerspective(image, hmat, (w + 2 * pad, h + 2 * pad)), hmat, [pad, pad, w, h]
 
 
 def rectified_pits(pit_centers_px: dict[str, Sequence[float]], hmat: np.ndarray) -> dict[str, list[float]]:
@@ -266,8 +272,9 @@ class LiveReferee:
             }
             rectified: np.ndarray | None = None
             try:
-                rectified, hmat = rectify(image, corners, getattr(profile, "aspect", DEFAULT_ASPECT))
+                rectified, hmat, box = rectify(image, corners, getattr(profile, "aspect", DEFAULT_ASPECT))
                 reading["rectified_size"] = [int(rectified.shape[1]), int(rectified.shape[0])]
+                reading["rectified_board"] = box
                 reading["pits"] = rectified_pits(getattr(recognition, "pit_centers_px", {}) or {}, hmat)
             except cv2.error:
                 rectified = None

@@ -292,3 +292,27 @@ def test_ambiguous_view_is_settled_by_the_next_one(client, recognizer) -> None:
     state = post_still(client, recognizer, after("A6<*", north)).get_json()
     assert [m["move"] for m in state["moves"]] == ["A6<*", north]
     assert state["needs_players"] is False and state["verdict"]["status"] == "accepted"
+
+
+def test_the_rectified_board_is_shown_with_its_surroundings(client, recognizer) -> None:
+    # the page's "board as read" image keeps 4 % of the board's width around it, so the
+    # outline can be checked against the wood's own edge; the reading says where the
+    # board lies in it, and the image sent has that size
+    from webui.live import RECTIFIED_PAD, RECTIFIED_WIDTH, rectify
+
+    post_still(client, recognizer, after("A6<*"))
+    reading = client.get("/api/live").get_json()["reading"]
+    pad = round(RECTIFIED_PAD * RECTIFIED_WIDTH)
+    x, y, w, h = reading["rectified_board"]
+    assert (x, y, w) == (pad, pad, RECTIFIED_WIDTH) and reading["rectified_size"] == [w + 2 * pad, h + 2 * pad]
+    jpeg = client.get("/api/live/rectified.jpg")
+    image = cv2.imdecode(np.frombuffer(jpeg.data, np.uint8), cv2.IMREAD_COLOR)
+    assert image.shape[:2] == (h + 2 * pad, w + 2 * pad)
+    # a board corner lands on the box's corner, and what lies beyond the board is kept
+    frame = np.zeros((200, 300, 3), np.uint8)
+    frame[:, :] = (0, 0, 255)
+    frame[50:150, 50:250] = (255, 0, 0)
+    out, hmat, box = rectify(frame, [[50, 50], [250, 50], [250, 150], [50, 150]], aspect=2.0)
+    corner = cv2.perspectiveTransform(np.float32([[[250, 150]]]), hmat)[0, 0]
+    assert np.allclose(corner, [box[0] + box[2], box[1] + box[3]], atol=1e-3)
+    assert tuple(out[box[1] + 5, box[0] + 5]) == (255, 0, 0) and tuple(out[3, 3]) == (0, 0, 255)

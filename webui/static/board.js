@@ -89,22 +89,27 @@ const BaoBoard = (() => {
     }
   }
 
-  // Overlay read counts on the rectified board image (canonical view, reading.rectified_size px);
+  // Overlay read counts on the rectified board image (canonical view, reading.rectified_size px,
+  // the board in the box reading.rectified_board [x, y, w, h] with its surroundings around it);
   // pits at reading.pits (rectified px) when the vision gave their centres, else on a 4 x 8 grid.
   function overlay(svg, reading, lowThreshold) {
     svg.replaceChildren();
     if (!reading) return;
     const [w, h] = reading.rectified_size || [640, 273];
+    const [bx0, by0, bw, bh] = reading.rectified_board || [0, 0, w, h];
     svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
     svg.setAttribute("preserveAspectRatio", "none");
+    if (svg.parentElement) svg.parentElement.style.aspectRatio = `${w} / ${h}`;
+    // where the board was taken to end: checkable against the wood's own edge
+    svg.appendChild(el("rect", { class: "board-edge", x: bx0, y: by0, width: bw, height: bh }));
     const pits = reading.pits || {};
     for (const [hole, [r, c]] of Object.entries(CELL)) {
-      const [x, y] = pits[hole] || [(c + 0.5) * w / 8, (r + 0.5) * h / 4];
+      const [x, y] = pits[hole] || [bx0 + (c + 0.5) * bw / 8, by0 + (r + 0.5) * bh / 4];
       const conf = reading.confidence[hole];
       const low = reading.low_confidence ? reading.low_confidence.includes(hole) : conf < lowThreshold;
       // a ring around the pit and the count in a badge at its upper left, so the
       // seeds themselves stay visible to check the count against
-      const p = Math.min(w / 8, h / 4);
+      const p = Math.min(bw / 8, bh / 4);
       const g = el("g", { class: "read" + (low ? " low" : ""), "data-hole": hole });
       g.appendChild(el("circle", { class: "ring", cx: x, cy: y, r: p * 0.4 }));
       const bx = x - p * 0.34, by = y - p * 0.3;
