@@ -672,9 +672,30 @@ class TopFace:
         return TopFace(np.roll(self.corners, 2, axis=0), rot @ self.hmat, grid, self.aspect)
 
 
+def lattice_from_points(points: np.ndarray, cfg: GridConfig = DEFAULT.grid) -> tuple[np.ndarray, float]:
+    """Lattice homography (lattice coords -> image px) and middle gap (of
+    ``cfg.gap_steps``) that best fit 32 pit centres in image px, row-major over the
+    lattice (:data:`vision.holes.HOLES` order)."""
+    pts = np.asarray(points, np.float64).reshape(32, 2)
+    best: tuple[float, np.ndarray, float] | None = None
+    for gap in cfg.gap_steps:
+        lat = _lattice_points(gap)
+        h, _ = cv2.findHomography(lat, pts, 0)
+        if h is None:
+            continue
+        err = float(np.linalg.norm(cv2.perspectiveTransform(lat.reshape(-1, 1, 2), h).reshape(-1, 2) - pts,
+                                   axis=1).mean())
+        if best is None or err < best[0]:
+            best = (err, h, float(gap))
+    if best is None:
+        raise ValueError("pit centres fit no lattice (all on a line?)")
+    return best[1], best[2]
+
+
 def fit_board(
     image: np.ndarray, corners: np.ndarray, aspect: float, cfg: VisionConfig = DEFAULT,
     lap: Callable[[str], None] | None = None, prior: TopFace | None = None,
+    pits: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, PitGrid, float]:
     """Pit lattice and playing-surface corners from rough corners (see module docstring).
 
@@ -682,6 +703,11 @@ def fit_board(
     homography, the grid on that view, and the board's aspect (width / height).
     ``prior``: a fit of these corners already made (by the locate stage), reused
     as it is or turned by half a turn when ``corners`` name the other South side.
+    ``pits``: the 32 pit centres (image px, :data:`vision.holes.HOLES` order) a
+    calibration found with these corners. The fit starts from their lattice (one
+    lattice refit, ~40 ms, where the camera has not moved) and from the corners (a
+    comb search, restarted at other aspects when weak: 100-500 ms) only when that
+    fit scores under ``GridConfig.restart_below``.
     """
     corners = np.asarray(corners, np.float64)
     if prior is not None:
@@ -691,6 +717,11 @@ def fit_board(
                     lap("rectify")
                     lap("grid")
                 return fit.corners, fit.hmat, fit.grid, fit.aspect
+    if pits is not None and cfg.grid.start_from_calibrated_pits:
+        hlat, gap = lattice_from_points(pits, cfg.grid)
+        fit = fit_from_lattice(image, hlat, gap, cfg, lap)
+        if fit.grid.score >= cfg.grid.restart_below:
+            return fit.corners, fit.hmat, fit.grid, fit.aspect
     fit = fit_top_face(image, corners, aspect, cfg, lap)
     return fit.corners, fit.hmat, fit.grid, fit.aspect
 

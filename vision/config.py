@@ -206,6 +206,9 @@ class GridConfig:
     masked_restart_frac: float | None = 0.0
     restart_below: float = 1.2  # a top-face fit scoring below this is started again ...
     restart_aspects: tuple[float, ...] = (1.12, 0.88, 1.25)  # ... with the first view's aspect times these
+    # with a calibration's pit centres, the fit starts from their lattice, and from the
+    # corners only when that fit scores under restart_below (vision.board.fit_board)
+    start_from_calibrated_pits: bool = True
     lattice_pitch_px: float = 40.0  # column pitch in the lattice view (top face, pits on a grid)
     lattice_border: float = 1.6  # pitches of surroundings kept around the outer pit centres
     # a lattice whose row pairs 0-1 and 2-3 look more like tall pits than its points look like

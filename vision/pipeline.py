@@ -146,9 +146,11 @@ def pit_crops(image: np.ndarray, hmat: np.ndarray, grid: PitGrid, cfg: VisionCon
 
 
 def _board(image: np.ndarray, south: str, profile: BoardProfile | None,
-           cfg: VisionConfig) -> tuple[np.ndarray, float, Any]:
-    """Canonical TL, TR, BR, BL corners, the aspect and the locate stage's fit (or
-    None), from the profile or the image."""
+           cfg: VisionConfig) -> tuple[np.ndarray, float, Any, np.ndarray | None]:
+    """Canonical TL, TR, BR, BL corners, the aspect, the locate stage's fit (or None)
+    and the calibration's pit centres (HOLES order, or None), from the profile or the
+    image. The pit centres are named for the profile's South side, so they are given
+    only when the image is read with that side."""
     if profile is not None:
         h, w = image.shape[:2]
         if tuple(profile.image_size) != (w, h):
@@ -157,11 +159,14 @@ def _board(image: np.ndarray, south: str, profile: BoardProfile | None,
                 f"{profile.image_size[0]}x{profile.image_size[1]}")
         quad: BoardQuad = given_corners(profile.corners_px, cfg)
         corners = quad.corners
+        pits = None
         if south != profile.south_side:
             corners = orient_corners(long_axis_first(order_clockwise(corners)), south)
-        return corners, profile.aspect, None
+        elif set(profile.pit_centers_px) == set(HOLES):
+            pits = np.array([profile.pit_centers_px[n] for n in HOLES], np.float64)
+        return corners, profile.aspect, None, pits
     quad = locate_board(image, cfg)
-    return orient_corners(quad.corners, south), quad.aspect, quad.fit
+    return orient_corners(quad.corners, south), quad.aspect, quad.fit, None
 
 
 def recognize(
@@ -195,14 +200,14 @@ def recognize(
         t0 = t1
 
     try:
-        corners, aspect, prior = _board(image, south, profile, cfg)
+        corners, aspect, prior, pits = _board(image, south, profile, cfg)
     except BoardNotFound as exc:
         if on_missing == "status":
             lap("locate")
             return Recognition.not_found(str(exc), timings)
         raise
     lap("locate")
-    corners, hmat, grid, aspect = fit_board(image, corners, aspect, cfg, lap, prior=prior)
+    corners, hmat, grid, aspect = fit_board(image, corners, aspect, cfg, lap, prior=prior, pits=pits)
     if grid.score < cfg.grid.min_lattice_score:
         reason = (f"no 4x8 pit lattice on the board (fit {grid.score:.2f} < "
                   f"{cfg.grid.min_lattice_score:.1f})")

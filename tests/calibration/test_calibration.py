@@ -83,3 +83,42 @@ def test_no_board_and_bad_corners_are_clear_errors() -> None:
 def test_malformed_profiles_name_the_field(obj: dict, field: str) -> None:
     with pytest.raises(ProfileError, match=field):
         BoardProfile.from_json(obj)
+
+
+def test_a_calibrated_camera_starts_each_fit_from_the_profile_pits(start_scene, monkeypatch) -> None:
+    # GridConfig.start_from_calibrated_pits: with the camera where it was calibrated, the
+    # fit starts from the lattice of the profile's pit centres, and the search from the
+    # corners (comb, restarts: several times slower) is not made; once the board has
+    # moved, that lattice no longer fits and the corners' search finds the board as before
+    import dataclasses
+
+    import vision.board as board
+    from vision.config import DEFAULT
+
+    prof = calibrate_from_start(start_scene.image, south="top")
+    calls: list[int] = []
+    real = board.fit_top_face
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(board, "fit_top_face", counted)
+    rec = recognize(start_scene.image, south="top", profile=prof, counter=counter)
+    assert calls == [] and flatten(rec.position) == START_COUNTS
+    got = np.array([rec.pit_centers_px[n] for n in HOLES])
+    assert np.linalg.norm(got - [start_scene.pit_centers[n] for n in HOLES], axis=1).max() < 4.0
+    # the same with the start turned off: the corners' search, the same reading
+    off = dataclasses.replace(DEFAULT, grid=dataclasses.replace(DEFAULT.grid, start_from_calibrated_pits=False))
+    assert flatten(recognize(start_scene.image, south="top", profile=prof, counter=counter, cfg=off).position) \
+        == START_COUNTS and calls == [1]
+    # the board pushed along its rows: by one pit pitch, the lattice refit still lands on
+    # the pits (a lattice one column off is shifted back); by a pitch and a half, the
+    # profile's lattice lies between pits, scores low, and the search from the corners
+    # takes over. Either way the start position is read
+    pitch = float(np.median(np.linalg.norm(np.diff(got.reshape(4, 8, 2), axis=1), axis=2)))
+    for shift, searched in ((1.0, []), (1.5, [1])):
+        calls.clear()
+        moved = np.roll(start_scene.image, int(round(shift * pitch)), axis=1)
+        rec = recognize(moved, south="top", profile=prof, counter=counter)
+        assert calls == searched and flatten(rec.position) == START_COUNTS

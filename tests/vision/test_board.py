@@ -1141,3 +1141,20 @@ def test_lattice_directions_of_candidates_all_closer_than_a_pit_are_none_without
     u, v = _directions(grid, 8.0)
     steps = sorted([np.abs(u).max(), np.abs(v).max()])
     assert abs(steps[0] - 15.0) < 1.0 and abs(steps[1] - 20.0) < 1.0
+
+
+def test_lattice_from_points_finds_the_middle_gap_of_pit_centres_seen_in_perspective() -> None:
+    # vision.board.lattice_from_points: 32 pit centres made by a known lattice homography
+    # with a middle gap of 0.3 rows give back that gap and homography
+    import cv2
+
+    from vision.board import _lattice_points, lattice_from_points
+
+    h = np.array([[60.0, 8.0, 200.0], [-5.0, 55.0, 120.0], [0.0004, 0.0009, 1.0]])
+    pts = cv2.perspectiveTransform(_lattice_points(0.3).reshape(-1, 1, 2), h).reshape(-1, 2)
+    got, gap = lattice_from_points(pts)
+    assert abs(gap - 0.3) < 1e-6
+    back = cv2.perspectiveTransform(_lattice_points(gap).reshape(-1, 1, 2), got).reshape(-1, 2)
+    assert np.abs(back - pts).max() < 1e-3
+    with pytest.raises(ValueError, match="no lattice"):
+        lattice_from_points(np.zeros((32, 2)))
