@@ -718,10 +718,14 @@ def fit_board(
                     lap("grid")
                 return fit.corners, fit.hmat, fit.grid, fit.aspect
     if pits is not None and cfg.grid.start_from_calibrated_pits:
-        hlat, gap = lattice_from_points(pits, cfg.grid)
-        fit = fit_from_lattice(image, hlat, gap, cfg, lap)
-        if fit.grid.score >= cfg.grid.restart_below:
-            return fit.corners, fit.hmat, fit.grid, fit.aspect
+        try:
+            hlat, gap = lattice_from_points(pits, cfg.grid)
+        except ValueError:  # (a profile's centres on one line or point: the corners alone)
+            hlat = None
+        if hlat is not None:
+            fit = fit_from_lattice(image, hlat, gap, cfg, lap)
+            if fit.grid.score >= cfg.grid.restart_below:
+                return fit.corners, fit.hmat, fit.grid, fit.aspect
     fit = fit_top_face(image, corners, aspect, cfg, lap)
     return fit.corners, fit.hmat, fit.grid, fit.aspect
 

@@ -122,3 +122,9 @@ def test_a_calibrated_camera_starts_each_fit_from_the_profile_pits(start_scene, 
         moved = np.roll(start_scene.image, int(round(shift * pitch)), axis=1)
         rec = recognize(moved, south="top", profile=prof, counter=counter)
         assert calls == searched and flatten(rec.position) == START_COUNTS
+    # a profile whose pit centres fit no lattice (all on one point: edited by hand) is
+    # read from its corners, not a crash
+    flat = dataclasses.replace(prof, pit_centers_px={n: [100.0, 100.0] for n in HOLES})
+    calls.clear()
+    assert flatten(recognize(start_scene.image, south="top", profile=flat, counter=counter).position) \
+        == START_COUNTS and calls == [1]
