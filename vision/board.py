@@ -140,10 +140,9 @@ def _view_matrix(hlat: np.ndarray, cfg: GridConfig, gap: float) -> tuple[np.ndar
     return a @ np.linalg.inv(hlat), size
 
 
-def _best_gap(dst: np.ndarray, keep: np.ndarray, steps: tuple[float, ...], hlat: np.ndarray,
-              gap: float) -> tuple[np.ndarray, float]:
-    """The middle gap (of ``steps``) whose lattice fits the rim centres ``dst`` (of the
-    lattice points ``keep``) best, and its homography; (``hlat``, ``gap``) if none fits.
+def _gap_fit(dst: np.ndarray, keep: np.ndarray, steps: tuple[float, ...]) -> tuple[np.ndarray, float] | None:
+    """The middle gap (of ``steps``) whose lattice fits the points ``dst`` (image px, of
+    the lattice points ``keep``) best, and its homography; None if none fits.
     Coarse to fine: every third step, then the steps beside the best (the fit error
     varies smoothly with the gap), 12 homography fits instead of 21. (With the
     inliers on three rows the gap is left open: every step fits alike and float
@@ -165,8 +164,14 @@ def _best_gap(dst: np.ndarray, keep: np.ndarray, steps: tuple[float, ...], hlat:
     best = min((i for i in range(best - 2, best + 3) if 0 <= i < n), key=lambda i: (err(i), i))
     e, h_best = cache[best]
     if h_best is None or not np.isfinite(e):
-        return hlat, gap
+        return None
     return h_best, float(steps[best])
+
+
+def _best_gap(dst: np.ndarray, keep: np.ndarray, steps: tuple[float, ...], hlat: np.ndarray,
+              gap: float) -> tuple[np.ndarray, float]:
+    """:func:`_gap_fit` of the rim centres ``dst``; (``hlat``, ``gap``) if none fits."""
+    return _gap_fit(dst, keep, steps) or (hlat, gap)
 
 
 def _fit_gap(ys: np.ndarray) -> float:
@@ -675,21 +680,12 @@ class TopFace:
 def lattice_from_points(points: np.ndarray, cfg: GridConfig = DEFAULT.grid) -> tuple[np.ndarray, float]:
     """Lattice homography (lattice coords -> image px) and middle gap (of
     ``cfg.gap_steps``) that best fit 32 pit centres in image px, row-major over the
-    lattice (:data:`vision.holes.HOLES` order)."""
+    lattice (:data:`vision.holes.HOLES` order); :func:`_gap_fit` over all 32."""
     pts = np.asarray(points, np.float64).reshape(32, 2)
-    best: tuple[float, np.ndarray, float] | None = None
-    for gap in cfg.gap_steps:
-        lat = _lattice_points(gap)
-        h, _ = cv2.findHomography(lat, pts, 0)
-        if h is None:
-            continue
-        err = float(np.linalg.norm(cv2.perspectiveTransform(lat.reshape(-1, 1, 2), h).reshape(-1, 2) - pts,
-                                   axis=1).mean())
-        if best is None or err < best[0]:
-            best = (err, h, float(gap))
-    if best is None:
+    fit = _gap_fit(pts, np.ones(32, bool), cfg.gap_steps)
+    if fit is None:
         raise ValueError("pit centres fit no lattice (all on a line?)")
-    return best[1], best[2]
+    return fit
 
 
 def fit_board(
