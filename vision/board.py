@@ -582,10 +582,13 @@ def _edge_pair(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float,
     # steps at least half the search gap beyond the rims (not the rims' own gradient)
     near, within = 0.5 * gap_px, cfg.surface_pair_within * p
     lo_side, hi_side = prof[: int(inner_lo - near)], prof[int(np.ceil(inner_hi + near)):]
-    if not len(lo_side) or not len(hi_side) or lo_side.max() <= 0 or hi_side.max() <= 0:
+    if not len(lo_side) or not len(hi_side):
         return lo_edge, hi_edge
-    lows = _peaks(prof, 0, inner_lo - near, cfg.surface_symmetry_weak * float(lo_side.max()))
-    highs = _peaks(prof, inner_hi + near, len(prof) - 1, cfg.surface_symmetry_weak * float(hi_side.max()))
+    lo_max, hi_max = float(lo_side.max()), float(hi_side.max())  # each side's strongest step
+    if lo_max <= 0 or hi_max <= 0:
+        return lo_edge, hi_edge
+    lows = _peaks(prof, 0, inner_lo - near, cfg.surface_symmetry_weak * lo_max)
+    highs = _peaks(prof, inner_hi + near, len(prof) - 1, cfg.surface_symmetry_weak * hi_max)
     if m_lo > m_hi:  # the wider side's step at the narrower one's margin
         mirrored = [x for x, _h in lows if abs((inner_lo - x) - m_hi) <= within]
         if mirrored:
@@ -594,7 +597,7 @@ def _edge_pair(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float,
         mirrored = [y for y, _h in highs if abs((y - inner_hi) - m_lo) <= within]
         if mirrored:
             return lo_edge, min(mirrored, key=lambda y: abs((y - inner_hi) - m_lo))
-    pairs = [(a / lo_side.max() + b / hi_side.max(), x, y) for x, a in lows for y, b in highs
+    pairs = [(a / lo_max + b / hi_max, x, y) for x, a in lows for y, b in highs
              if abs((inner_lo - x) - (y - inner_hi)) <= within]
     if not pairs:
         return lo_edge, hi_edge
