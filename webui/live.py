@@ -38,6 +38,7 @@ from engine.referee import (
     split,
 )
 from vision.motion import MotionConfig, SettleDetector, pit_changes
+from vision.rectify import homography
 from webui.sources import Frame, FrameSource
 from webui.store import GameStore
 
@@ -77,9 +78,7 @@ def rectify(
     w = RECTIFIED_WIDTH
     h = round(w / aspect)
     pad = round(RECTIFIED_PAD * w)
-    src = np.asarray(corners_px, dtype=np.float32).reshape(4, 2)
-    dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float32) + pad
-    hmat = cv2.getPerspectiveTransform(src, dst)
+    hmat = homography(np.asarray(corners_px, np.float64).reshape(4, 2), (w, h), pad)
     return cv2.warpPerspective(image, hmat, (w + 2 * pad, h + 2 * pad)), hmat, [pad, pad, w, h]
 
 
