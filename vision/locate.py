@@ -408,11 +408,30 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
             return marked
     try:
         return _search(image, cfg)
-    except BoardNotFound:
+    except BoardNotFound as exc:
         small = _small_board(image, cfg)
         if small is None:
+            cut = off_image_message(image, cfg)
+            if cut:
+                raise BoardNotFound(f"{cut}; {exc}") from exc
             raise
         return small
+
+
+def off_image_message(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> str | None:
+    """What to tell the user when the pits found run off the image
+    (:func:`vision.pit_scan.off_image`), or None."""
+    from vision.pit_scan import off_image
+
+    if cfg.locate.cut_min_pits <= 0:
+        return None
+    found = off_image(image, cfg.locate, cfg.grid.gradient_log_offset)
+    if found is None:
+        return None
+    sides, pits = found
+    edges = " and ".join(sides)
+    return (f"the board seems to run off the image at the {edges} edge{'s' if len(sides) > 1 else ''} "
+            f"with {pits} of its 32 pits found: move the camera so that the whole board is in the picture")
 
 
 def _small_board(image: np.ndarray, cfg: VisionConfig) -> BoardQuad | None:

@@ -401,3 +401,108 @@ def pit_lattices(image: np.ndarray, cfg: LocateConfig = DEFAULT.locate,
         if not same:
             out.append((n, hlat))
     return out[: cfg.pit_scan_lattices]
+
+
+def off_image(image: np.ndarray, cfg: LocateConfig = DEFAULT.locate,
+              log_offset: float = DEFAULT.grid.gradient_log_offset) -> tuple[list[str], int] | None:
+    """Whether the board seems to run off the image: ``(sides, pits found)`` or None.
+
+    Asked only once no board was found, to say why. The pit candidates are grown into
+    lattices as for :func:`pit_lattices`, and each lattice's 8 x 4 window holding the
+    most candidates is taken. It qualifies when it holds a nearly full block of at
+    least ``cut_min_pits`` pits and one of its pits, or the next line of pits beyond
+    the block where it is short of the board's 8 x 4, lies at or past the image border
+    (within half a step of it: a pit cut in half shows no rim). The sides are the
+    borders so reached ("left", "right", "top", "bottom"), at most two. A pattern on
+    the table that goes on in the image (tiles, a dotted cloth) has candidates around
+    the window, or reaches three or four borders, and does not qualify; neither does a
+    block whose lines could go on inside the image.
+    """
+    h, w = image.shape[:2]
+    maps, scale = _rim_maps(image, cfg, log_offset)
+    best: tuple[int, list[str]] | None = None
+    # as pit_lattices does: the grid's peaks first, then the sub-grid ones with each
+    # radius's best lattice grown again by a model of the whole (_extend)
+    for subgrid in (False, True):
+        for r, st, ev in maps:
+            pts = _peaks(ev, r, st, cfg, subgrid=subgrid)
+            if len(pts) < cfg.cut_min_pits:
+                continue
+            dirs = _directions(pts, 2.0 * r)
+            if dirs is None:
+                continue
+            tried: set[int] = set()
+            grown = []
+            for seed in range(min(cfg.pit_scan_seeds, len(pts))):
+                if seed not in tried:
+                    grown.append(_grow(pts, seed, dirs[0], dirs[1], cfg.pit_scan_tolerance))
+                    tried.update(grown[-1].values())
+            if subgrid:
+                grown = [_extend(pts, max(grown, key=len), cfg.pit_scan_tolerance)]
+            for coord in grown:
+                if len(coord) < cfg.cut_min_pits:
+                    continue
+                # the 8 x 4 window holding the most (a row of reserve seeds beside the
+                # board, a seed between pits, may have joined the lattice)
+                n, a0, b0, along_u = _best_window(coord)
+                if cfg.pit_scan_max_ring and _ring(coord, a0, b0, along_u) > cfg.pit_scan_max_ring:
+                    continue  # the pattern goes on past the window: tiles, bricks
+                na, nb = (8, 4) if along_u else (4, 8)
+                block = {k: j for k, j in coord.items() if a0 <= k[0] < a0 + na and b0 <= k[1] < b0 + nb}
+                sides = _cut_sides(block, pts / scale, (w, h), cfg.cut_min_pits)
+                if sides and (best is None or n > best[0]):
+                    best = (n, sides)
+        if best is not None:
+            break
+    return None if best is None else (best[1], best[0])
+
+
+def _cut_sides(coord: dict[tuple[int, int], int], pts: np.ndarray, size: tuple[int, int],
+               min_pits: int) -> list[str]:
+    """The image borders that cut the block of pits ``coord`` (image px ``pts``) off
+    (:func:`off_image`), or []: a pit of the block at the border, or, for a block short
+    of the board's 8 x 4, the next line of pits beyond one end at or past it."""
+    if len(coord) < min_pits:
+        return []
+    keys = np.array(list(coord))
+    lo, hi = keys.min(axis=0), keys.max(axis=0)
+    na, nb = (hi - lo + 1).tolist()
+    if len(coord) < 0.8 * na * nb or max(na, nb) > 8 or min(na, nb) > 4:
+        return []  # not a block (and a window holds 8 x 4 at most)
+    src = (keys - lo).astype(np.float64)
+    dst = pts[list(coord.values())]
+    d = np.linalg.norm(dst[:, None] - dst[None], axis=2)
+    step = float(np.median(np.where(d > 0, d, np.inf).min(axis=1)))
+    hom, inl = cv2.findHomography(src, dst, cv2.RANSAC, 0.2 * step)
+    if hom is None or inl is None or int(inl.sum()) < min_pits:
+        return []
+    w, h = size
+
+    def at(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        g = np.stack([a, b], 1).astype(np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(g, hom).reshape(-1, 2)
+
+    def borders(p: np.ndarray, q: np.ndarray, share: float) -> list[str]:
+        """The borders that at least ``share`` of the points ``p`` lie within half a
+        step (the distance to ``q``, their neighbours one line in) of, or beyond."""
+        reach = 0.5 * np.linalg.norm(p - q, axis=1)
+        near = {"left": p[:, 0] < reach, "right": p[:, 0] > w - 1 - reach,
+                "top": p[:, 1] < reach, "bottom": p[:, 1] > h - 1 - reach}
+        return [side for side, flags in near.items() if flags.any() and flags.mean() >= share]
+
+    aa, bb = np.meshgrid(np.arange(na), np.arange(nb), indexing="ij")
+    a, b = aa.ravel(), bb.ravel()
+    inward = np.where(a < na / 2, 1, -1)  # (na >= 2: 12 pits or more, 8 at most per line)
+    sides = borders(at(a, b), at(a + inward, b), 1e-9)  # a pit of the block cut by a border
+    # a block short of the board's size along an axis: the line beyond each end
+    need = (8, 4) if na > 4 else (4, 8) if nb > 4 else None
+    for k, n in enumerate((na, nb)):
+        if need is not None and n >= need[k]:
+            continue
+        other = np.arange((nb, na)[k])
+        for end, back in ((-1, 0), (n, n - 1)):
+            e, f = np.full_like(other, end), np.full_like(other, back)
+            p, q = (at(e, other), at(f, other)) if k == 0 else (at(other, e), at(other, f))
+            sides += [side for side in borders(p, q, 0.5) if side not in sides]
+    # cut on three or four sides: a pattern filling the image (a tiled floor), not a board
+    return sides if len(sides) <= 2 else []

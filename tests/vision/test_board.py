@@ -1158,3 +1158,55 @@ def test_lattice_from_points_finds_the_middle_gap_of_pit_centres_seen_in_perspec
     assert np.abs(back - pts).max() < 1e-3
     with pytest.raises(ValueError, match="no lattice"):
         lattice_from_points(np.zeros((32, 2)))
+
+
+@pytest.mark.parametrize(("cut", "side"), [("left", "left"), ("bottom", "bottom")])
+def test_a_board_running_off_the_image_is_named_as_such(cut: str, side: str) -> None:
+    # a webcam set up with part of the board out of the frame: no board can be read
+    # (pits off the image cannot be counted), and the message says what to do about it
+    from vision.errors import BoardNotFound
+    from vision.locate import locate_board
+    from vision.pit_scan import off_image
+
+    scene = draw_scene(START_COUNTS, default_corners((960, 540), 0.0, 0.0, 0.8), size=(960, 540), seed=4)
+    h, w = scene.image.shape[:2]
+    # the left two and a half columns, or the lower one and a half rows, cut away
+    image = scene.image[:, 3 * w // 10:] if cut == "left" else scene.image[: h * 3 // 5]
+    found = off_image(image)
+    assert found is not None
+    sides, pits = found
+    assert sides == [side]
+    assert 12 <= pits <= 32 - 8
+    with pytest.raises(BoardNotFound, match=f"run off the image at the {side} edge"):
+        locate_board(image)
+
+
+def test_a_board_wholly_in_view_and_patterns_are_not_said_to_run_off_the_image() -> None:
+    import cv2
+
+    from vision.pit_scan import off_image
+
+    scene = draw_scene(START_COUNTS, default_corners((960, 540), 20.0, 0.1, 0.75), size=(960, 540), seed=4)
+    assert off_image(scene.image) is None
+    # round tiles running off the right and bottom edges: the pattern goes on past any
+    # 8 x 4 window inside the image (test_a_pattern_cut_by_the_image_edge_is_no_board)
+    tiles = np.full((360, 880, 3), (150, 160, 170), np.uint8)
+    for y in range(20, 360, 60):
+        for x in range(420, 880, 60):
+            cv2.circle(tiles, (x, y), 20, (70, 80, 90), -1)
+    assert off_image(tiles) is None
+    # a chequered floor filling the image: a block of 'pits' cut on every side
+    floor = np.kron((np.indices((6, 10)).sum(axis=0) % 2) * 60 + 120, np.ones((96, 96))).astype(np.uint8)
+    floor = cv2.cvtColor(floor[:540, :960], cv2.COLOR_GRAY2BGR)
+    for y in range(48, 540, 96):
+        for x in range(48, 960, 96):
+            cv2.circle(floor, (x, y), 30, (60, 60, 60), -1)
+    assert off_image(floor) is None
+    # large round tiles, 6 x 3 to the image, the outer ones at its borders: nothing goes
+    # on past them inside the image, but a board is not cut on three or four sides
+    few = np.full((480, 960, 3), (150, 160, 170), np.uint8)
+    for y in range(60, 480, 150):
+        for x in range(60, 960, 150):
+            cv2.circle(few, (x, y), 40, (70, 80, 90), -1)
+    few = np.clip(few + np.random.default_rng(2).normal(0, 3, few.shape), 0, 255).astype(np.uint8)
+    assert off_image(few) is None
