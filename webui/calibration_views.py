@@ -90,14 +90,17 @@ def capture() -> Response:
     from vision.rectify import orient_corners
 
     h, w = image.shape[:2]
+    reason = None
     try:
         quad = locate_board(image)
         corners = orient_corners(quad.corners, south).tolist()
         found = True
-    except BoardNotFound:
+    except BoardNotFound as exc:
+        # why (a board running off the frame says so): shown beside the corners to drag
         corners = [[w * 0.2, h * 0.25], [w * 0.8, h * 0.25], [w * 0.8, h * 0.75], [w * 0.2, h * 0.75]]
-        found = False
-    return jsonify({"width": w, "height": h, "corners": corners, "south_side": south, "found": found})
+        found, reason = False, str(exc)
+    return jsonify({"width": w, "height": h, "corners": corners, "south_side": south, "found": found,
+                    "reason": reason})
 
 
 @bp.get("/api/calibration/capture.jpg")

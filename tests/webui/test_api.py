@@ -265,9 +265,30 @@ def test_calibration_capture_of_an_uploaded_frame(client) -> None:
     assert r.status_code == 200
     data = r.get_json()
     assert data["found"] is False  # a blank frame has no board: corners to drag into place
+    assert "board" in data["reason"]  # and why
     assert (data["width"], data["height"], data["south_side"]) == (320, 240, "left")
     assert len(data["corners"]) == 4
     assert client.get("/api/calibration/capture.jpg").mimetype == "image/jpeg"
+
+
+def test_calibration_capture_passes_on_why_no_board_was_found(client, monkeypatch) -> None:
+    # the reason the locate stage gives (vision.locate.off_image_message: a board running
+    # off the frame; tested in tests/vision/test_board.py) reaches the calibration page
+    import vision.locate
+    from vision.errors import BoardNotFound
+
+    def cut(image, cfg=None):  # noqa: ANN001, ANN202
+        raise BoardNotFound("the board seems to run off the image at the left edge with 20 of its "
+                            "32 pits found: move the camera so that the whole board is in the picture")
+
+    monkeypatch.setattr(vision.locate, "locate_board", cut)
+    frame = np.full((240, 320, 3), 128, np.uint8)
+    r = client.post("/api/calibration/capture", data=cv2.imencode(".png", frame)[1].tobytes(),
+                    content_type="image/png")
+    data = r.get_json()
+    assert r.status_code == 200 and data["found"] is False
+    assert "run off the image at the left edge" in data["reason"]
+    assert "move the camera" in data["reason"]
 
 
 def test_json_export_imports_back(client, recognizer) -> None:

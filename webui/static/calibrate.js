@@ -58,7 +58,8 @@
     shot = data;
     $("capture-img").src = `/api/calibration/capture.jpg?t=${Date.now()}`;
     $("capture-img").hidden = false;
-    say(data.found ? "Board found: check the grid." : "Board not found: drag the corners onto it.");
+    say(data.found ? "Board found: check the grid."
+      : `Board not found${data.reason ? ` (${data.reason})` : ""}: drag the corners onto it.`);
     draw();
   }
 
