@@ -409,8 +409,9 @@ def off_image(image: np.ndarray, cfg: LocateConfig = DEFAULT.locate,
 
     Asked only once no board was found, to say why. The pit candidates are grown into
     lattices as for :func:`pit_lattices`, and each lattice's 8 x 4 window holding the
-    most candidates is taken. It qualifies when it holds a nearly full block of at
-    least ``cut_min_pits`` pits and one of its pits, or the next line of pits beyond
+    most candidates is taken. It qualifies when it holds a block of at least
+    ``cut_min_pits`` pits, nearly full where it lies well inside the image, and one of
+    its pits, or the next line of pits beyond
     the block where it is short of the board's 8 x 4, lies at or past the image border
     (within half a step of it: a pit cut in half shows no rim). The sides are the
     borders so reached ("left", "right", "top", "bottom"), at most two. A pattern on
@@ -467,8 +468,8 @@ def _cut_sides(coord: dict[tuple[int, int], int], pts: np.ndarray, size: tuple[i
     keys = np.array(list(coord))
     lo, hi = keys.min(axis=0), keys.max(axis=0)
     na, nb = (hi - lo + 1).tolist()
-    if len(coord) < 0.8 * na * nb or max(na, nb) > 8 or min(na, nb) > 4:
-        return []  # not a block (and a window holds 8 x 4 at most)
+    if max(na, nb) > 8 or min(na, nb) > 4:
+        return []  # (a window holds 8 x 4 at most)
     src = (keys - lo).astype(np.float64)
     dst = pts[list(coord.values())]
     d = np.linalg.norm(dst[:, None] - dst[None], axis=2)
@@ -493,7 +494,13 @@ def _cut_sides(coord: dict[tuple[int, int], int], pts: np.ndarray, size: tuple[i
     aa, bb = np.meshgrid(np.arange(na), np.arange(nb), indexing="ij")
     a, b = aa.ravel(), bb.ravel()
     inward = np.where(a < na / 2, 1, -1)  # (na >= 2: 12 pits or more, 8 at most per line)
-    sides = borders(at(a, b), at(a + inward, b), 1e-9)  # a pit of the block cut by a border
+    cells, towards = at(a, b), at(a + inward, b)
+    reach = 0.5 * np.linalg.norm(cells - towards, axis=1)
+    seen = ((cells[:, 0] >= reach) & (cells[:, 0] <= w - 1 - reach)
+            & (cells[:, 1] >= reach) & (cells[:, 1] <= h - 1 - reach))
+    if len(coord) < 0.8 * seen.sum():
+        return []  # not a block: its cells well inside the image are not all pits
+    sides = borders(cells, towards, 1e-9)  # a pit of the block cut by a border
     # a block short of the board's size along an axis: the line beyond each end
     need = (8, 4) if na > 4 else (4, 8) if nb > 4 else None
     for k, n in enumerate((na, nb)):

@@ -1210,3 +1210,19 @@ def test_a_board_wholly_in_view_and_patterns_are_not_said_to_run_off_the_image()
             cv2.circle(few, (x, y), 40, (70, 80, 90), -1)
     few = np.clip(few + np.random.default_rng(2).normal(0, 3, few.shape), 0, 255).astype(np.uint8)
     assert off_image(few) is None
+
+
+def test_pits_cut_away_by_the_image_border_do_not_count_against_the_block() -> None:
+    # sample single synth_1_0009 with its left quarter cut away: 31 of the 32 pits still
+    # in the image, but the pit lattice's 8 x 4 window holds the cut column too, and
+    # its cells beyond the border have no candidates. Counted against the block, those
+    # made it too sparse to be a board at all (nothing named).
+    from pathlib import Path
+
+    import cv2
+
+    from vision.pit_scan import off_image
+
+    image = cv2.imread(str(Path(__file__).resolve().parents[2] / "sample_images" / "singles" / "synth_1_0009.jpg"))
+    found = off_image(image[:, image.shape[1] // 4:])
+    assert found is not None and found[0] == ["left"]
