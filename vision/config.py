@@ -301,6 +301,16 @@ class CountConfig:
     recheck_views: int = 4  # (1: no second look)
     recheck_max_count: int = 8  # ... when its most likely count is at most this (heaps are left: no better read
     # from more views, and their widening is fitted at one view; 16+ coverage unchanged this way)
+    # A blurred photo (out of focus, shaken) is read with fewer seeds but as surely as a sharp
+    # one. The blur effect of the 32 crops (vision.focus.crops_blur; sharp renders 0.46-0.78,
+    # blurred 1.5 / 2.5 / 4 px: median 0.77 / 0.83 / 0.86) past ``blur_from`` softens every
+    # pit's distribution by the temperature 1 + ``blur_temper`` x (blur - blur_from), fitted by
+    # log loss on seeds 307 and 311 blurred four ways (held out, seeds 283 and 293: log loss
+    # 1.53 -> 0.75, sharp photos 0.306 -> 0.307; docs/vision.md, twenty-second session); at
+    # ``blur_flag`` or more the status says ``image_blurred`` (0: not said)
+    blur_from: float = 0.65
+    blur_temper: float = 14.0
+    blur_flag: float = 0.8
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from vision.board import fit_board
 from vision.config import DEFAULT, VisionConfig
 from vision.decode import decode
 from vision.errors import BoardNotFound
+from vision.focus import crops_blur, soften
 from vision.grid import PitGrid, occluded_cells
 from vision.holes import HOLE_CELL, HOLES, NYUMBA, nested
 from vision.io import check_image
@@ -221,13 +222,18 @@ def recognize(
                                      (cfg.count.recheck_below, cfg.count.recheck_views,
                                       cfg.count.recheck_max_count)))
     probs = np.array([np.asarray(r.probabilities, np.float64) for r in results])
+    # a blurred photo's pits are read less surely than the counter says (vision.focus)
+    blur = crops_blur(crops)
+    read = soften(probs, blur, cfg.count.blur_from, cfg.count.blur_temper) if cfg.count.blur_temper > 0 else probs
     lap("count")
     hidden, faint = occluded_cells(grid, cfg.grid)  # (4, 8): row-major is HOLES order
     # pits covered by something that is no seed but whose rim still shows a little: occluded
     # and, like the pits known only by a faint rim, a hand only with a neighbour hidden too
     covered = _covered(crops, probs, grid, hidden.ravel(), cfg)
-    dec = decode(probs, hidden.ravel() | covered, expected_total, cfg.decode,
+    dec = decode(read, hidden.ravel() | covered, expected_total, cfg.decode,
                  faint=faint.ravel() | covered)
+    if cfg.count.blur_flag > 0 and blur >= cfg.count.blur_flag:
+        dec.status.append("image_blurred")
     centres_img = to_image(grid.centres.reshape(-1, 2), hmat).reshape(grid.centres.shape)
     lap("decode")
     return Recognition(
