@@ -50,6 +50,9 @@ RECTIFIED_WIDTH = 640
 RECTIFIED_PAD = 0.04
 """Share of the board's width shown around it on every side of the rectified image."""
 
+BLURRED = "the camera's view looks blurred (out of focus?): its pits are read less surely"
+"""The frame's problem while the vision reports ``image_blurred``; the frame is still refereed."""
+
 DEFAULT_ASPECT = 2.345
 """Playing-surface width / height when no profile says otherwise (vision's default)."""
 
@@ -294,7 +297,8 @@ class LiveReferee:
                 if observation is None:
                     self.problem = "hands over the board: waiting for it to clear"
                     return None
-                self.problem = None
+                # read, but less surely (vision.focus): the players may want to refocus
+                self.problem = (BLURRED if "image_blurred" in status else None)
                 self._last_view = image
                 if reference is None or reference[1] != self.ply:
                     changed = None  # that view no longer shows the accepted position

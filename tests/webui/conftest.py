@@ -50,6 +50,7 @@ class ScriptedRecognizer:
         self.rng = None if seed is None else np.random.default_rng(seed)
         self.calls = 0
         self.unreadable: dict[int, tuple[str, ...]] = {}  # code -> pits read as "any count"
+        self.extra_status: list[str] = []  # added to every reading's status (e.g. image_blurred)
 
     def frame(self, board: dict[str, Any] | Position, hand: bool = False,
               misread: dict[str, int] | None = None, unreadable: tuple[str, ...] = ()) -> np.ndarray:
@@ -88,7 +89,7 @@ class ScriptedRecognizer:
                     for i, c in enumerate(counts)
                 ]
                 conf[side][row] = [max(p) for p in probs[side][row]]
-        status = ["hand_over_board"] if hand else []
+        status = (["hand_over_board"] if hand else []) + list(self.extra_status)
         return FakeRecognition(position, probs, conf, [[10, 10], [150, 10], [150, 80], [10, 80]], status)
 
 

@@ -73,6 +73,18 @@ def test_hands_over_board_change_nothing(client, recognizer) -> None:
     assert "hands" in state["problem"]
 
 
+def test_a_blurred_view_is_refereed_and_the_blur_named(client, recognizer) -> None:
+    # vision.focus: a blurred photo is read, less surely; the move is still logged and
+    # the page says why the pits may be doubtful. The next sharp view clears it.
+    recognizer.extra_status = ["image_blurred"]
+    state = post_still(client, recognizer, after("A6<*")).get_json()
+    assert state["ply"] == 1 and "blurred" in state["problem"]
+    recognizer.extra_status = []
+    mid = after("A6<*")
+    state = post_still(client, recognizer, after("A6<*", mid.notation(mid.legal_moves[0]))).get_json()
+    assert state["ply"] == 2 and state["problem"] is None
+
+
 def test_unexplained_board_waits_for_players_then_candidate_confirmed(client, recognizer) -> None:
     wrong = after("A6<*").to_json()
     wrong["south"]["back"][0] = 3  # seeds where no legal move puts them
