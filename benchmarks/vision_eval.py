@@ -4,11 +4,15 @@ Usage::
 
     python benchmarks/vision_eval.py DIR [--split all|odd|even] [--name TAG]
         [--calibration PROFILE] [--use-reserves] [--limit N] [--out DIR]
+        [--blur SIGMA] [--no-soften]
 
 Each ``NAME.jpg`` in DIR has ``NAME.json`` beside it (docs/ARCHITECTURE.md,
 "Labelled images"); South's side is taken from the label. ``--split odd``
 keeps the images whose sorted index is odd (tune on even, report on odd).
 ``--use-reserves`` passes the label's ``64 - reserves`` as the known total.
+``--blur SIGMA`` blurs each image first (a camera out of focus), and
+``--no-soften`` reads without softening blurred photos' pits (``vision.focus``),
+so that the two can be compared.
 
 Prints the summary and writes ``benchmarks/results/vision_eval_<TAG>.json``
 (summary) and ``vision_eval_<TAG>_images.csv`` (one row per image).
@@ -157,6 +161,11 @@ def main(argv: list[str] | None = None) -> int:
                          "cores for wall time as a user gets it)")
     ap.add_argument("--background", action="store_true",
                     help="the locate stage's helper thread on (LocateConfig.background; never at one thread)")
+    ap.add_argument("--blur", type=float, default=0.0, metavar="SIGMA",
+                    help="blur each image by a Gaussian of SIGMA px before reading it (a camera out of focus)")
+    ap.add_argument("--no-soften", action="store_true",
+                    help="read blurred photos as the counter reads them, not softened (CountConfig.blur_temper "
+                         "and blur_flag 0; vision.focus)")
     args = ap.parse_args(argv)
     if args.threads < 1:
         ap.error("--threads must be 1 or more")
@@ -164,6 +173,10 @@ def main(argv: list[str] | None = None) -> int:
     # one thread: the locate stage's speculative work on a second core is off too
     cfg = dataclasses.replace(DEFAULT, locate=dataclasses.replace(
         DEFAULT.locate, background=args.background and args.threads > 1))
+    if args.blur < 0:
+        ap.error("--blur must be 0 or more")
+    if args.no_soften:
+        cfg = dataclasses.replace(cfg, count=dataclasses.replace(cfg.count, blur_temper=0.0, blur_flag=0.0))
 
     folder = Path(args.dir)
     labels = sorted(folder.glob("*.json"))
@@ -191,6 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     placed: list[bool] = []  # found boards checked against their labelled pits: in place?
     off_place: list[str] = []
     hand_imgs = hand_flagged = clean_imgs = false_hand = 0
+    blurred_flagged = 0  # readings whose status says image_blurred
     corner_errs: list[float] = []
     cpu_ms: list[float] = []
     pit_errs: list[float] = []
@@ -198,6 +212,8 @@ def main(argv: list[str] | None = None) -> int:
     for lp in labels:
         label = json.loads(lp.read_text())
         img = read_image(folder / label["image"])
+        if args.blur > 0:
+            img = cv2.GaussianBlur(img, (0, 0), args.blur)
         truth = {n: int(v) for n, v in flatten(label["position"]).items()}
         hidden = set(label.get("occluded_pits") or [])
         unseen = hidden_seeds(label)
@@ -253,6 +269,7 @@ def main(argv: list[str] | None = None) -> int:
                 lo, hi = interval90(probs[n])
                 wide.append(lo <= truth[n] <= hi)
         flagged_hand = "hand_over_board" in rec.status
+        blurred_flagged += "image_blurred" in rec.status
         if has_hand:
             hand_imgs += 1
             hand_flagged += flagged_hand
@@ -327,6 +344,7 @@ def main(argv: list[str] | None = None) -> int:
         "hidden_seeds": hidden_seed_figures(t, p, np.array(pit_hidden, int), np.array(pit_least, float)),
         "hand_images": hand_imgs, "hand_flagged": hand_flagged,
         "clean_images": clean_imgs, "false_hand_flags": false_hand,
+        "blur_px": args.blur, "softened": not args.no_soften, "image_blurred_flagged": blurred_flagged,
         "timing_ms": {s: {"median": round(pct(v, 50), 1), "p95": round(pct(v, 95), 1)}
                       for s, v in timings.items()},
         "cpu_ms_per_image": {"median": round(pct(cpu_ms, 50), 1), "p95": round(pct(cpu_ms, 95), 1)},

@@ -190,3 +190,35 @@ def test_geometry_only_on_labels_with_seed_visibility(tmp_path: Path) -> None:
     assert summary["hidden_seeds"] is None and summary["pits_scored"] == 0
     assert summary["board_found_rate"] == 1.0
     assert summary["board_in_place_rate"] == 1.0 and summary["boards_off_place"] == []
+
+
+def test_a_blurred_reading_is_softened_and_flagged_unless_asked_not_to(tmp_path: Path) -> None:
+    # --blur SIGMA: every image blurred before it is read; --no-soften: the readings as the
+    # counter gives them (vision.focus off), to compare the two
+    data = _one_frame(tmp_path)
+    out = tmp_path / "results"
+    mod = _load()
+    assert mod.main([str(data), "--blur", "4", "--name", "soft", "--out", str(out)]) == 0
+    assert mod.main([str(data), "--blur", "4", "--no-soften", "--name", "raw", "--out", str(out)]) == 0
+    soft = json.loads((out / "vision_eval_soft.json").read_text())
+    raw = json.loads((out / "vision_eval_raw.json").read_text())
+    assert (soft["blur_px"], soft["softened"], raw["softened"]) == (4.0, True, False)
+    assert soft["image_blurred_flagged"] == 1 and raw["image_blurred_flagged"] == 0
+    mean_conf = [sum(b["pits"] * b["mean_confidence"] for b in s["confidence"]["bands"] if b["pits"])
+                 / sum(b["pits"] for b in s["confidence"]["bands"]) for s in (soft, raw)]
+    assert mean_conf[0] < mean_conf[1]
+
+
+def test_off_image_eval_names_the_edge_cut_away(tmp_path: Path) -> None:
+    # benchmarks/off_image_eval.py on one kept render: each cut leaving part of the board
+    # outside the image is scored; a whole board is not called cut
+    src = ROOT / "sample_images" / "singles"
+    for name in ("synth_1_0009.jpg", "synth_1_0009.json"):
+        shutil.copy(src / name, tmp_path / name)
+    mod = _load("off_image_eval")
+    mod.ROOT = tmp_path  # results under tmp_path/benchmarks/results
+    (tmp_path / "benchmarks" / "results").mkdir(parents=True)
+    assert mod.main([str(tmp_path), "--shares", "0.25", "--name", "t"]) == 0
+    result = json.loads((tmp_path / "benchmarks" / "results" / "off_image_eval_t.json").read_text())
+    assert result["cuts"] >= 1 and result["named"] >= 1 and result["wrong_side"] == 0
+    assert result["whole_boards"] == 1 and result["whole_boards_called_cut"] == []
