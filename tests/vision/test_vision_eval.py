@@ -222,3 +222,23 @@ def test_off_image_eval_names_the_edge_cut_away(tmp_path: Path) -> None:
     result = json.loads((tmp_path / "benchmarks" / "results" / "off_image_eval_t.json").read_text())
     assert result["cuts"] >= 1 and result["named"] >= 1 and result["wrong_side"] == 0
     assert result["whole_boards"] == 1 and result["whole_boards_called_cut"] == []
+
+
+def test_blur_fit_finds_softening_that_lowers_the_log_loss_of_blurred_readings(tmp_path: Path) -> None:
+    # benchmarks/blur_fit.py on two kept renders (one to fit on, one to check): at 4 px
+    # the softened readings lose less log loss than the counter's own; sharp, the same
+    src = ROOT / "sample_images" / "singles"
+    for k, name in enumerate(("synth_1_0003", "synth_1_0009")):
+        (tmp_path / str(k)).mkdir()
+        for ext in (".jpg", ".json"):
+            shutil.copy(src / (name + ext), tmp_path / str(k) / (name + ext))
+    mod = _load("blur_fit")
+    mod.ROOT = tmp_path
+    (tmp_path / "benchmarks" / "results").mkdir(parents=True)
+    assert mod.main(["--fit", str(tmp_path / "0"), "--check", str(tmp_path / "1"),
+                     "--sigmas", "0", "4", "--name", "t"]) == 0
+    result = json.loads((tmp_path / "benchmarks" / "results" / "blur_fit_t.json").read_text())
+    blurred, sharp = result["check"]["4.0"], result["check"]["0.0"]
+    assert blurred["shipped"]["log_loss"] < blurred["raw"]["log_loss"]
+    assert blurred["shipped"]["exact"] == blurred["raw"]["exact"]  # the most likely counts stay
+    assert sharp["shipped"]["log_loss"] == pytest.approx(sharp["raw"]["log_loss"], abs=0.02)
