@@ -128,9 +128,9 @@ class LocateConfig:
     # before its outline's 1.94 fit was looked at; synth_41_0012)
     pit_scan_min_squash: float = 0.5
     pit_scan_max_ring: int = 6  # more candidates than this just outside the 8 x 4 window: a pattern going on (0: no test)
-    # once no board is found: a nearly full block of at least this many pits, short of 8 x 4,
-    # whose next line of pits lies at the image border, is reported as a board running off
-    # the image (vision.pit_scan.off_image; 0: not looked for)
+    # once no board is found: a block of at least this many pits with a pit, or the next line
+    # of pits where it is short of 8 x 4, at the image border is reported as a board running
+    # off the image (vision.pit_scan.off_image; 0: not looked for)
     cut_min_pits: int = 12
     pit_scan_blobs: bool = True  # last resort (no clear fit, no rim lattice): scan again with dark discs for candidates
     blobs_early: float = 1.0  # the rims gave no lattice: the dark-disc scan runs before the outlines, and a fit scoring this ends the search (0: last only)

@@ -1,10 +1,10 @@
 """How blurred the pits look, and readings softened to match.
 
 A camera out of focus (or a shaken one) blurs seeds together; the counter then
-reads fewer seeds, but as surely as on a sharp photo. On 80 renders blurred by
-a Gaussian of 1.5 / 2.5 / 4 px, pits were read exactly 86 / 78 / 65 % of the time
-(90 % sharp) at the same mean confidence, 0.91-0.92 (docs/vision.md,
-twenty-second session). So the pipeline measures the blur on its own pit crops,
+reads fewer seeds, but as surely as on a sharp photo. On the 80 renders of seeds
+283 and 293 blurred by a Gaussian of 1.5 / 2.5 / 4 px, pits were read exactly
+86 / 78 / 65 % of the time (90 % sharp) at the same mean confidence, 0.91-0.92
+(docs/vision.md, twenty-second session). So the pipeline measures the blur on its own pit crops,
 which are scaled to the pits (a blur of 3 px hides more of a small pit's seeds),
 and softens every pit's distribution by a temperature that grows with it
 (``CountConfig.blur_from``, ``blur_temper``); past ``blur_flag`` it reports

@@ -224,7 +224,7 @@ def recognize(
     probs = np.array([np.asarray(r.probabilities, np.float64) for r in results])
     # a blurred photo's pits are read less surely than the counter says (vision.focus)
     blur = crops_blur(crops)
-    read = soften(probs, blur, cfg.count.blur_from, cfg.count.blur_temper) if cfg.count.blur_temper > 0 else probs
+    read = soften(probs, blur, cfg.count.blur_from, cfg.count.blur_temper)  # (blur_temper 0: as read)
     lap("count")
     hidden, faint = occluded_cells(grid, cfg.grid)  # (4, 8): row-major is HOLES order
     # pits covered by something that is no seed but whose rim still shows a little: occluded

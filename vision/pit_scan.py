@@ -411,10 +411,9 @@ def off_image(image: np.ndarray, cfg: LocateConfig = DEFAULT.locate,
     lattices as for :func:`pit_lattices`, and each lattice's 8 x 4 window holding the
     most candidates is taken. It qualifies when it holds a block of at least
     ``cut_min_pits`` pits, nearly full where it lies well inside the image, and one of
-    its pits, or the next line of pits beyond
-    the block where it is short of the board's 8 x 4, lies at or past the image border
-    (within half a step of it: a pit cut in half shows no rim). The sides are the
-    borders so reached ("left", "right", "top", "bottom"), at most two. A pattern on
+    its pits, or the next line of pits beyond the block where it is short of the
+    board's 8 x 4, lies at or past the image border (within half a step of it: a pit
+    cut in half shows no rim). The sides are the borders so reached ("left", "right", "top", "bottom"), at most two. A pattern on
     the table that goes on in the image (tiles, a dotted cloth) has candidates around
     the window, or reaches three or four borders, and does not qualify; neither does a
     block whose lines could go on inside the image.
