@@ -252,7 +252,12 @@ def _lattice_score(small: np.ndarray, quad: np.ndarray, cfg: VisionConfig) -> tu
 
 
 def refine_sides(mag: np.ndarray, quad: np.ndarray, band: float) -> np.ndarray:
-    """Refit each side on a gradient-magnitude image and intersect the lines."""
+    """Refit each side on a gradient-magnitude image and intersect the lines; the quad as
+    it is when the band to search is wider than the image (a wild fit, its corners far
+    off the image: OpenCV cannot sample a band 32767 px or wider, and there is nothing
+    to refine against)."""
+    if not (np.isfinite(band) and np.all(np.isfinite(quad))) or band > max(mag.shape[:2]):
+        return quad
     lines = []
     offsets = np.arange(-band, band + 0.5, 1.0, dtype=np.float32)
     for i in range(4):

@@ -390,3 +390,17 @@ def test_the_top_face_edges_are_not_taken_beyond_the_side_face_on_the_render_tha
     assert _corner_errors(old, label).max() > 25.0
     # the pits are read from the lattice either way
     assert got.position == old.position
+
+
+def test_a_render_cut_by_the_frame_is_no_board_and_says_where_it_runs_off() -> None:
+    # sample_images/hard/synth_307_0014 with its left quarter cut away (two pits out of the
+    # frame, others cut by its edge): the search once raised an OpenCV error on a wild fit
+    # (vision.locate.refine_sides); now no board is read and the status says the board
+    # runs off the image at the left edge (vision.pit_scan.off_image)
+    image, label = _hard_sample("synth_307_0014")
+    cut = image[:, image.shape[1] // 4:]
+    got = recognize(cut, south=label["south_side"], on_missing="status")
+    assert got.status[0] == "board_not_found"
+    assert "run off the image at the left edge" in got.status[1]
+    whole = recognize(image, south=label["south_side"])
+    assert _corner_errors(whole, label).max() < 15.0
