@@ -204,6 +204,32 @@ def _grow(pts: np.ndarray, seed: int, u: np.ndarray, v: np.ndarray, tol: float) 
     return coord
 
 
+def _grow_seeds(pts: np.ndarray, seeds: int, tol: float, dirs: tuple[np.ndarray, np.ndarray] | None,
+                local_radius: float | None = None,
+                ) -> list[tuple[dict[tuple[int, int], int], np.ndarray, np.ndarray]]:
+    """Lattices grown (:func:`_grow`) from the first ``seeds`` candidates, strongest
+    first, [(coordinates -> candidate, u, v)]; a candidate taken into an earlier lattice
+    seeds none of its own. The steps are ``dirs``, or with ``local_radius`` each seed's
+    own: those of its 12 nearest candidates (dark-disc seeds: a table's pattern may
+    outnumber the pits, and its step is not theirs), the seed skipped where they give none."""
+    tried: set[int] = set()
+    grown: list[tuple[dict[tuple[int, int], int], np.ndarray, np.ndarray]] = []
+    for seed in range(min(seeds, len(pts))):
+        if seed in tried:
+            continue
+        steps = dirs
+        if local_radius is not None:
+            near = np.argsort(np.linalg.norm(pts - pts[seed], axis=1))[:12]
+            steps = _directions(pts[near], 2.0 * local_radius)
+        if steps is None:
+            continue
+        u, v = steps
+        coord = _grow(pts, seed, u, v, tol)
+        tried.update(coord.values())
+        grown.append((coord, u, v))
+    return grown
+
+
 def _extend(pts: np.ndarray, coord: dict[tuple[int, int], int], tol: float,
             rounds: int = 10) -> dict[tuple[int, int], int]:
     """The lattice of ``coord`` grown again, line by line, by a model fitted on
@@ -340,25 +366,8 @@ def _grown_lattices(maps: list[tuple[float, int, np.ndarray]], peaks: list[np.nd
         dirs = None if blobs else _directions(pts, 2.0 * maps[k][0])
         if dirs is None and not blobs:
             continue
-        tried: set[int] = set()
-        grown: list[tuple[dict[tuple[int, int], int], np.ndarray, np.ndarray]] = []
-        for seed in range(min(cfg.pit_scan_seeds * (10 if blobs else 1), len(pts))):
-            if seed in tried:
-                continue
-            if blobs:
-                # the step from the seed's own neighbours (a table's pattern may
-                # outnumber the pits, and its step is not theirs)
-                near = np.argsort(np.linalg.norm(pts - pts[seed], axis=1))[:12]
-                local = _directions(pts[near], 2.0 * maps[k][0])
-                if local is None:
-                    continue
-                u, v = local
-            else:
-                assert dirs is not None
-                u, v = dirs
-            coord = _grow(pts, seed, u, v, cfg.pit_scan_tolerance)
-            tried.update(coord.values())
-            grown.append((coord, u, v))
+        grown = _grow_seeds(pts, cfg.pit_scan_seeds * (10 if blobs else 1), cfg.pit_scan_tolerance,
+                            dirs, maps[k][0] if blobs else None)
         if extend and grown:
             coord, u, v = max(grown, key=lambda g: _best_window(g[0])[0])
             again = _extend(pts, coord, cfg.pit_scan_tolerance)
@@ -421,8 +430,9 @@ def off_image(image: np.ndarray, cfg: LocateConfig = DEFAULT.locate,
     h, w = image.shape[:2]
     maps, scale = _rim_maps(image, cfg, log_offset)
     best: tuple[int, list[str]] | None = None
-    # as pit_lattices does: the grid's peaks first, then the sub-grid ones with each
-    # radius's best lattice grown again by a model of the whole (_extend)
+    # the grid's peaks first, then (as pit_lattices does when they give no lattice) the
+    # sub-grid ones, each radius's largest grown lattice grown again by a model of the
+    # whole (_extend) and taken instead of its lattices
     for subgrid in (False, True):
         for r, st, ev in maps:
             pts = _peaks(ev, r, st, cfg, subgrid=subgrid)
@@ -431,12 +441,7 @@ def off_image(image: np.ndarray, cfg: LocateConfig = DEFAULT.locate,
             dirs = _directions(pts, 2.0 * r)
             if dirs is None:
                 continue
-            tried: set[int] = set()
-            grown = []
-            for seed in range(min(cfg.pit_scan_seeds, len(pts))):
-                if seed not in tried:
-                    grown.append(_grow(pts, seed, dirs[0], dirs[1], cfg.pit_scan_tolerance))
-                    tried.update(grown[-1].values())
+            grown = [g[0] for g in _grow_seeds(pts, cfg.pit_scan_seeds, cfg.pit_scan_tolerance, dirs)]
             if subgrid:
                 grown = [_extend(pts, max(grown, key=len), cfg.pit_scan_tolerance)]
             for coord in grown:
