@@ -32,50 +32,38 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vision import pipeline  # noqa: E402
 from vision.config import DEFAULT  # noqa: E402
 from vision.count_data import label_counts, labelled_images  # noqa: E402
-from vision.focus import crops_blur, soften  # noqa: E402
+from vision.focus import soften  # noqa: E402
 from vision.holes import flatten  # noqa: E402
+from vision.pipeline import recognize  # noqa: E402
 
 STARTS = (0.6, 0.65, 0.7, 0.75, 0.8)
 SLOPES = (0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 14.0, 20.0, 30.0)
 
 
 def collect(folders: list[Path], sigmas: list[float]) -> dict[str, np.ndarray]:
-    """Per pit: the sigma its photo was blurred by, the crops' blur, the true count and
-    the unsoftened distribution."""
+    """Per pit: the sigma its photo was blurred by, its photo's pit crops' blur (as the
+    pipeline measured it), the true count and the unsoftened distribution."""
     cfg = dataclasses.replace(DEFAULT, count=dataclasses.replace(DEFAULT.count, blur_temper=0.0, blur_flag=0.0))
-    kept: dict[str, list[np.ndarray]] = {}
-    cut = pipeline.pit_crops
-
-    def spy(image, hmat, grid, c=cfg):  # noqa: ANN001, ANN202 - the crops the counter reads
-        kept["crops"] = cut(image, hmat, grid, c)
-        return kept["crops"]
-
     sig, blur, truth, probs = [], [], [], []
-    pipeline.pit_crops = spy
-    try:
-        for folder in folders:
-            for _, image, label in labelled_images(folder):
-                counts = label_counts(label["position"])
-                hidden = set(label.get("occluded_pits") or [])
-                for s in sigmas:
-                    img = cv2.GaussianBlur(image, (0, 0), s) if s > 0 else image
-                    rec = pipeline.recognize(img, south=label["south_side"], cfg=cfg, on_missing="status")
-                    if not rec.position:
+    for folder in folders:
+        for _, image, label in labelled_images(folder):
+            counts = label_counts(label["position"])
+            hidden = set(label.get("occluded_pits") or [])
+            for s in sigmas:
+                img = cv2.GaussianBlur(image, (0, 0), s) if s > 0 else image
+                rec = recognize(img, south=label["south_side"], cfg=cfg, on_missing="status")
+                if not rec.position:
+                    continue
+                read = flatten(rec.probabilities)
+                for name, n in counts.items():
+                    if name in hidden or n > 40:
                         continue
-                    b = crops_blur(kept["crops"])
-                    read = flatten(rec.probabilities)
-                    for name, n in counts.items():
-                        if name in hidden or n > 40:
-                            continue
-                        sig.append(s)
-                        blur.append(b)
-                        truth.append(n)
-                        probs.append(read[name])
-    finally:
-        pipeline.pit_crops = cut
+                    sig.append(s)
+                    blur.append(rec.blur)
+                    truth.append(n)
+                    probs.append(read[name])
     return {"sigma": np.array(sig), "blur": np.array(blur), "truth": np.array(truth, int),
             "probs": np.clip(np.array(probs, np.float64), 1e-12, 1.0)}
 

@@ -35,6 +35,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from vision.count_data import labelled_images  # noqa: E402
 from vision.pit_scan import off_image  # noqa: E402
 
 SIDES = ("left", "right", "top", "bottom")
@@ -69,13 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     whole, whole_called_cut = 0, []
     times: list[float] = []
     for folder in args.dirs:
-        for lp in sorted(folder.glob("*.json")):
-            label = json.loads(lp.read_text())
-            if "pit_centers_px" not in label:
-                continue
-            image = cv2.imread(str(lp.with_name(label.get("image", lp.stem + ".jpg"))))
-            if image is None:
-                continue
+        for lp, image, label in labelled_images(folder):
             whole += 1
             if off_image(image) is not None:
                 whole_called_cut.append(lp.stem)

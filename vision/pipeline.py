@@ -52,6 +52,7 @@ class Recognition:
     pit_centers_px: dict[str, list[float]] = field(default_factory=dict)
     total_on_board: int = 0
     grid_score: float = 0.0
+    blur: float | None = None  # the pit crops' blur effect (vision.focus.crops_blur); None: no board
 
     def to_json(self) -> dict[str, Any]:
         """Exactly the ``bao recognize --json`` object."""
@@ -246,6 +247,7 @@ def recognize(
         pit_centers_px={n: [round(float(v), 1) for v in centres_img[HOLE_CELL[n]]] for n in HOLES},
         total_on_board=dec.total,
         grid_score=grid.score,
+        blur=float(blur),
     )
 
 

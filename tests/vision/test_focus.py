@@ -70,6 +70,8 @@ def test_a_blurred_photo_is_read_less_surely_and_says_so() -> None:
 
     blurred = pipeline.recognize(cv2.GaussianBlur(scene.image, (0, 0), 4.0), "bottom", counter=counter)
     assert "image_blurred" in blurred.status
+    assert sharp.blur is not None and blurred.blur is not None  # the measure, as reported
+    assert sharp.blur < cc.blur_flag <= blurred.blur
     hidden = {n for entry in blurred.status if entry.startswith("occluded_pits:")
               for n in entry.split(":")[1].split(",")}
     probs = flatten(blurred.probabilities)
