@@ -346,14 +346,15 @@ def _line_levels(table: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     return np.median(table[1:5], axis=0) / inner, np.median(table[:, 1:9], axis=1) / inner
 
 
-def _slipped(table: np.ndarray, cfg: GridConfig) -> tuple[int, int]:
+def _slipped(table: np.ndarray, cfg: GridConfig, ratio: float | None = None) -> tuple[int, int]:
     """(columns, rows) to shift a fitted lattice by, from :func:`line_evidence`: an
     outer line of the lattice without pits (below ``edge_empty`` x the lattice's
     median) while the line beyond the opposite side shows them (at least
     ``edge_outside`` x) is a lattice one pitch off the pits; so is an outer line
     under ``edge_weak`` x while the line beyond the opposite side is at least
     ``edge_beyond`` x and ``edge_beyond_ratio`` times it (a fine pattern on the
-    table seen through the lattice view lifts an empty line a little)."""
+    table seen through the lattice view lifts an empty line a little). ``ratio``:
+    another ratio than ``edge_beyond_ratio`` (:func:`fit_from_lattice`'s second look)."""
     levels = _line_levels(table)
     if levels is None:
         return (0, 0)
@@ -362,7 +363,7 @@ def _slipped(table: np.ndarray, cfg: GridConfig) -> tuple[int, int]:
     def off(outer: float, beyond: float) -> bool:
         return bool((outer < cfg.edge_empty and beyond >= cfg.edge_outside)
                     or (outer < cfg.edge_weak and beyond >= cfg.edge_beyond
-                        and beyond >= cfg.edge_beyond_ratio * max(outer, 0.0)))
+                        and beyond >= (cfg.edge_beyond_ratio if ratio is None else ratio) * max(outer, 0.0)))
 
     def pick(line: np.ndarray) -> int:
         up = off(line[1], line[-1])
@@ -880,7 +881,7 @@ def _respaced_rows(image: np.ndarray, hlat: np.ndarray, cfg: VisionConfig,
 
 def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: VisionConfig = DEFAULT,
                      lap: Callable[[str], None] | None = None, check_pairs: bool = True,
-                     respace: bool = True) -> TopFace:
+                     respace: bool = True, second_look: bool = True) -> TopFace:
     """The top-face fit from a first lattice (``hlat``: lattice coords (col, row +
     gap past row 1) -> image px): lattice refits, score, playing-surface corners.
     A lattice with two rows on each pit (:func:`paired_ratios` above
@@ -890,7 +891,12 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
     lattice with an inner row void of pits (:func:`inner_void_row`) is fitted again
     from 4/3 and 3/2 of the row pitch, and the best of those fits kept when it scores
     ``inner_row_void_gain`` times as much and ``inner_row_void_min`` or more
-    (``check_pairs`` and ``respace``; those fits are checked for pairs, not respaced)."""
+    (``check_pairs`` and ``respace``; those fits are checked for pairs, not respaced).
+    A lattice whose outer line is weak while the line beyond the other side shows
+    pits, but not by ``edge_beyond_ratio`` (by ``edge_doubt_ratio``), is fitted again
+    shifted one pitch that way, and the better-scoring fit kept (``second_look``):
+    a thick board's front face, seen from low, has grain that lifts a line on it
+    (synth_317_0019)."""
     tick = lap or (lambda stage: None)
     gc, rc = cfg.grid, cfg.rectify
     for attempt in range(gc.reslips + 1):
@@ -949,6 +955,13 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
         # (else the lattice stays: a row of heaps hides its rims too)
         if respaced.grid.score >= max(gc.inner_row_void_gain * score, gc.inner_row_void_min):
             return respaced
+    if second_look and gc.edge_doubt_ratio > 0 and score > 0 and shift == (0, 0):
+        doubt = _slipped(table, gc, ratio=gc.edge_doubt_ratio)
+        if doubt != (0, 0):
+            other = fit_from_lattice(image, hlat @ np.array([[1.0, 0, doubt[0]], [0, 1, doubt[1]], [0, 0, 1]]),
+                                     gap, cfg, lap, check_pairs, respace, second_look=False)
+            if other.grid.score > score:
+                return other
     pits_ev = ev[:32].reshape(4, 8)
     evidence = pits_ev / max(float(np.median(pits_ev)), 1e-6)
     grid = PitGrid(centres, (p, p), rim, score, radius, radius[1] / radius[0], inliers,

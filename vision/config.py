@@ -262,6 +262,9 @@ class GridConfig:
     edge_weak: float = 0.35
     edge_beyond: float = 0.7
     edge_beyond_ratio: float = 3.0
+    # ... and between edge_doubt_ratio and edge_beyond_ratio: the lattice is fitted again
+    # shifted, and the better-scoring fit kept (0: off; vision.board.fit_from_lattice)
+    edge_doubt_ratio: float = 2.0
     reslips: int = 2  # lattice refits after such a shift, at most
     edge_void: float = 0.1  # an outer line still below this x the lattice's median after the shifts -> no board
     column_void: float = 0.15  # two columns whose 2nd-strongest pit is below this x the lattice's median -> no board ...

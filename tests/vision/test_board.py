@@ -909,6 +909,15 @@ def test_a_lattice_one_column_off_is_shifted_back() -> None:
     # as strong: left as it is
     close = [0.8] + [1.0] * 7 + [0.3, 0.05]
     assert _slipped(_line_table(close), cfg) == (0, 0)
+    # ... yet at GridConfig.edge_doubt_ratio (2) it is a doubt: fit_from_lattice fits the
+    # shifted lattice too and keeps the better (synth_317_0019: a row on the board's
+    # front face at 0.3, the board's first row beyond the other side at 0.83)
+    assert _slipped(_line_table(close), cfg, ratio=cfg.edge_doubt_ratio) == (-1, 0)
+    front = [0.05] + [1.0] * 8 + [0.05]
+    assert _slipped(_line_table(front, [0.83, 1.12, 1.3, 0.99, 0.3, -0.1]), cfg) == (0, 0)
+    assert _slipped(_line_table(front, [0.83, 1.12, 1.3, 0.99, 0.3, -0.1]), cfg, ratio=2.0) == (0, -1)
+    # nothing beyond the other side: no doubt either
+    assert _slipped(_line_table(hand), cfg, ratio=cfg.edge_doubt_ratio) == (0, 0)
 
 
 def test_the_pit_scan_finds_a_tilted_board_with_a_hand_over_two_columns() -> None:
