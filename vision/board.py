@@ -566,8 +566,11 @@ def _edge_pair(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float,
     a narrow margin's edge lay before the search began: a step on the wider side at
     the narrower one's margin (within ``surface_pair_within`` x the pitch, at least
     ``surface_symmetry_weak`` x that side's strongest) is its edge. Failing that, the
-    pair of steps whose margins agree that closely, strongest first; failing both,
-    the first choice stays. (``alike`` False: each side on its own.)
+    pair of steps whose margins agree that closely, strongest first, then the pair
+    whose margins agree within ``surface_pair_wider`` x the pitch (a board's margins
+    in the lattice view differ a little: the pits' rims, seen at a slant, are not
+    their top circles); failing all, the first choice stays. (``alike`` False: each
+    side on its own.)
     """
     gap_px = cfg.surface_gap_frac * p
     lo_end = int(inner_lo - gap_px)
@@ -598,8 +601,10 @@ def _edge_pair(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float,
         mirrored = [y for y, _h in highs if abs((y - inner_hi) - m_lo) <= within]
         if mirrored:
             return lo_edge, min(mirrored, key=lambda y: abs((y - inner_hi) - m_lo))
-    pairs = [(a / lo_max + b / hi_max, x, y) for x, a in lows for y, b in highs
-             if abs((inner_lo - x) - (y - inner_hi)) <= within]
+    pairs: list[tuple[float, float, float]] = []
+    for limit in (within, cfg.surface_pair_wider * p):
+        pairs = pairs or [(a / lo_max + b / hi_max, x, y) for x, a in lows for y, b in highs
+                          if abs((inner_lo - x) - (y - inner_hi)) <= limit]
     if not pairs:
         return lo_edge, hi_edge
     _s, x, y = max(pairs)

@@ -283,6 +283,9 @@ class GridConfig:
     # that closely (vision.board._edge_pair; None: each side on its own)
     surface_symmetry: float | None = 0.3
     surface_pair_within: float = 0.12
+    # ... failing such a step or pair, a pair agreeing within this / pitch (at most 0.12 leaves
+    # it off: synth_317_0002's margins were 33 and 26 px at a pitch of 40)
+    surface_pair_wider: float = 0.2
     surface_symmetry_min_score: float = 0.5  # ... for lattices scoring this or more (PitGrid.score)
     surface_symmetry_weak: float = 0.15
     lattice_inlier_frac: float = 0.08  # RANSAC threshold / pitch for the lattice homography

@@ -1131,6 +1131,14 @@ def test_opposite_margins_held_alike_take_the_top_face_edge_before_a_shadow() ->
     assert abs(lo - 43.0) < 0.6 and abs(hi - 209.0) < 0.6
     lone = _profile({30: 1.0, 246: 1.0})
     assert _edge_pair(lone, 52.0, 200.0, 40.0, gc) == (30.0, 246.0)
+    # GridConfig.surface_pair_wider (synth_317_0002, a near-black board: the rims' outer
+    # shoulder at margin 6 on one side, the top face's edges at margins 33 and 26): no
+    # step at margin 6 beyond the far rim, no pair within 0.12 pitch (4.8 px), but one
+    # within 0.2 (8 px): that pair. Margins 22 and 46 (``lone``) still differ too much
+    slant = _profile({19: 0.44, 46: 0.42, 226: 1.0})
+    assert _edge_pair(slant, 52.0, 200.0, 40.0, replace(gc, surface_pair_wider=0.12)) == (46.0, 226.0)
+    lo, hi = _edge_pair(slant, 52.0, 200.0, 40.0, gc)
+    assert abs(lo - 19.0) < 0.6 and hi == 226.0
 
 
 def test_lattice_directions_of_candidates_all_closer_than_a_pit_are_none_without_a_warning() -> None:
