@@ -191,6 +191,32 @@ def test_a_fill_range_moves_only_the_camera_away() -> None:
         assert small == before, k
 
 
+def test_elevation_and_thickness_ranges_change_only_those_draws() -> None:
+    # bao render --elevation/--thickness: a thick board seen from low, everything else
+    # the scene of that seed
+    for k in range(20):
+        before = sample_params(np.random.default_rng(k))
+        low = sample_params(np.random.default_rng(k), elevation=(45.0, 55.0), thickness=(0.08, 0.1))
+        assert 45.0 <= low["camera"]["elevation"] <= 55.0, k
+        assert 45.0 <= before["camera"]["elevation"] <= 90.0, k
+        assert 0.08 <= low["geometry"]["thickness"] <= 0.1, k
+        assert 0.035 <= before["geometry"]["thickness"] <= 0.08, k
+        for params in (before, low):
+            del params["camera"]["elevation"], params["geometry"]["thickness"]
+        assert low == before, k
+
+
+@pytest.mark.parametrize(("elevation", "thickness", "message"), [
+    ((60.0, 50.0), None, "elevation must be two angles"),
+    ((20.0, 50.0), None, "30 <= LO <= HI <= 90"),
+    (None, (0.02, 0.05), "thickness must be two lengths"),
+    (None, (0.05, 0.3), "<= 0.2"),
+])
+def test_bad_elevation_or_thickness_is_named(elevation, thickness, message: str) -> None:  # noqa: ANN001
+    with pytest.raises(ValueError, match=message):
+        sample_params(np.random.default_rng(0), elevation=elevation, thickness=thickness)
+
+
 @pytest.mark.parametrize("fill", [(0.5, 0.4), (0.1, 0.5), (0.5, 1.0)])
 def test_bad_fill_is_named(fill: tuple[float, float]) -> None:
     with pytest.raises(ValueError, match="fill must be two shares of the frame"):

@@ -108,18 +108,22 @@ def render_single(index: int, seed: int, out_dir: Path, samples: int = DEFAULT_S
                   scale: int | None = None, heaps: int = 0,
                   seed_kinds: Sequence[str] | None = None,
                   seed_size: tuple[float, float] | None = None,
-                  fill: tuple[float, float] | None = None) -> dict[str, Any]:
+                  fill: tuple[float, float] | None = None,
+                  elevation: tuple[float, float] | None = None,
+                  thickness: tuple[float, float] | None = None) -> dict[str, Any]:
     """Render image ``index`` of run ``seed`` into ``out_dir``; returns its label.
 
     ``scale`` (percent) overrides the parameter set's render resolution;
     ``heaps`` > 0 puts that many heaps of 16..30 seeds on the board
     (:func:`vision.synth.params.sample_counts`); ``seed_kinds``,
-    ``seed_size`` and ``fill`` are passed to :func:`vision.synth.params.sample_params`."""
+    ``seed_size``, ``fill``, ``elevation`` and ``thickness`` are passed to
+    :func:`vision.synth.params.sample_params`."""
     from vision.synth.blender import render_frame
     from vision.synth.post import finish
 
     rng = np.random.default_rng([seed, index])
-    params = sample_params(rng, seed_kinds=seed_kinds, seed_size=seed_size, fill=fill)
+    params = sample_params(rng, seed_kinds=seed_kinds, seed_size=seed_size, fill=fill,
+                           elevation=elevation, thickness=thickness)
     req = sample_counts(rng, heaps)
     if scale is not None:
         params["sensor"]["render_scale"] = int(scale)

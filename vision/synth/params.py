@@ -34,6 +34,10 @@ SEED_SIZE = (0.27, 0.38)
 #: how far the board's corners reach towards the image border (0..1, 1 = the border;
 #: :func:`vision.synth.scene.fit_camera`), by default
 FILL = (0.62, 0.93)
+#: the camera's elevation above the table, degrees (90 = straight down)
+ELEVATION = (45.0, 90.0)
+#: the board's thickness, metres (its side faces show more from a low camera)
+THICKNESS = (0.035, 0.08)
 TABLES = ("wood_table", "cloth", "concrete", "woven_mat", "painted", "tiles")
 LIGHTS = ("sun", "lamp", "window", "coloured", "overcast")
 CAMERA_SIDES = {"south": -90.0, "east": 0.0, "north": 90.0, "west": 180.0}
@@ -49,8 +53,10 @@ def _f(x: float, nd: int = 4) -> float:
     return round(float(x), nd)
 
 
-def sample_geometry(rng: np.random.Generator) -> BoardGeometry:
-    """A random board: pitch 5.5..9 cm, pit radius 30..44 % of the pitch."""
+def sample_geometry(rng: np.random.Generator,
+                    thickness: tuple[float, float] | None = None) -> BoardGeometry:
+    """A random board: pitch 5.5..9 cm, pit radius 30..44 % of the pitch;
+    ``thickness`` (LO, HI) replaces :data:`THICKNESS`."""
     px = rng.uniform(0.055, 0.09)
     py = px * rng.uniform(0.85, 1.05)
     pitch = min(px, py)
@@ -60,7 +66,7 @@ def sample_geometry(rng: np.random.Generator) -> BoardGeometry:
         middle_gap=_f(rng.choice([0.0, rng.uniform(0.0, 0.03)])),
         margin_x=_f(rng.uniform(1.2, 1.9) * r + 0.006),
         margin_y=_f(rng.uniform(1.15, 1.7) * r + 0.005),
-        thickness=_f(rng.uniform(0.035, 0.08)),
+        thickness=_f(rng.uniform(*(thickness or THICKNESS))),
         pit_radius=_f(r),
         pit_depth=_f(r * rng.uniform(0.45, 0.9)),
         square_half=_f(min(r * rng.uniform(0.85, 1.0), pitch * 0.46)),
@@ -94,6 +100,21 @@ def check_fill(fill: tuple[float, float] | None) -> None:
                              f"got {lo} {hi}")
 
 
+def check_view(elevation: tuple[float, float] | None, thickness: tuple[float, float] | None) -> None:
+    """Raise ``ValueError`` unless ``elevation`` (degrees) and ``thickness`` (metres) are
+    None or ranges LO..HI that can be rendered."""
+    if elevation is not None:
+        lo, hi = elevation
+        if not 30.0 <= lo <= hi <= 90.0:
+            raise ValueError(f"elevation must be two angles in degrees with 30 <= LO <= HI <= 90, "
+                             f"got {lo} {hi}")
+    if thickness is not None:
+        lo, hi = thickness
+        if not THICKNESS[0] <= lo <= hi <= 0.2:  # (the deepest pit is 0.035 m)
+            raise ValueError(f"thickness must be two lengths in metres with {THICKNESS[0]} <= LO <= HI "
+                             f"<= 0.2, got {lo} {hi}")
+
+
 def _seed_colour(kind: str, rng: np.random.Generator) -> list[float]:
     if kind == "glass_gem":  # a light tint or nearly clear (each gem's hue is turned in
         h = rng.uniform(0, 1)  # the material): a dark colour seen through a gem is black
@@ -114,7 +135,9 @@ def _seed_colour(kind: str, rng: np.random.Generator) -> list[float]:
 def sample_params(rng: np.random.Generator, width: int = 1280, height: int = 720,
                   hand_prob: float = 0.2, seed_kinds: Sequence[str] | None = None,
                   seed_size: tuple[float, float] | None = None,
-                  fill: tuple[float, float] | None = None) -> dict[str, Any]:
+                  fill: tuple[float, float] | None = None,
+                  elevation: tuple[float, float] | None = None,
+                  thickness: tuple[float, float] | None = None) -> dict[str, Any]:
     """One full random parameter set (everything except the seed counts).
 
     ``seed_kinds`` (any of :data:`SEED_KINDS` and :data:`EXTRA_SEED_KINDS`) are
@@ -123,10 +146,14 @@ def sample_params(rng: np.random.Generator, width: int = 1280, height: int = 720
     :data:`FILL` (a board small in the frame: a wide camera, or one set high).
     Left as None, the draws are exactly those of earlier versions, so a seed
     renders the same scene; another ``fill`` changes only the camera's distance.
+    ``elevation`` (LO, HI degrees) replaces :data:`ELEVATION` and ``thickness`` (LO, HI
+    metres) :data:`THICKNESS` (a thick board seen from low shows its side faces): each
+    changes only that draw.
     """
     check_seed_options(seed_kinds, seed_size)
     check_fill(fill)
-    geom = sample_geometry(rng)
+    check_view(elevation, thickness)
+    geom = sample_geometry(rng, thickness)
     wood_name = str(rng.choice(list(WOODS)))
     light_c, dark_c = WOODS[wood_name]
     wood = {
@@ -182,7 +209,7 @@ def sample_params(rng: np.random.Generator, width: int = 1280, height: int = 720
     camera = {
         "side": side,
         "azimuth": _f(CAMERA_SIDES[side] + rng.uniform(-20, 20), 2),
-        "elevation": _f(rng.uniform(45, 90), 2),
+        "elevation": _f(rng.uniform(*(elevation or ELEVATION)), 2),
         "roll": _f(rng.normal(0, 3), 2),
         "focal_mm": _f(rng.uniform(20, 50), 2),
         "fill": _f(rng.uniform(*(fill or FILL)), 3),

@@ -43,6 +43,12 @@ def register(subparsers: Any) -> None:
                    help="how far the board's corners reach towards the image border "
                         "(1 = the border), drawn from LO..HI (default 0.62 0.93; lower: "
                         "a board small in the frame)")
+    p.add_argument("--elevation", type=float, nargs=2, default=None, metavar=("LO", "HI"),
+                   help="the camera's elevation in degrees (90 = straight down), drawn from "
+                        "LO..HI (default 45 90)")
+    p.add_argument("--thickness", type=float, nargs=2, default=None, metavar=("LO", "HI"),
+                   help="the board's thickness in metres, drawn from LO..HI (default 0.035 "
+                        "0.08; with a low camera: side faces in view)")
     p.set_defaults(func=_render)
 
     v = subparsers.add_parser(
@@ -112,7 +118,9 @@ def _render(args: argparse.Namespace) -> int:
         k.strip() for k in args.seed_kinds.split(",") if k.strip()]
     size = None if args.seed_size is None else (args.seed_size[0], args.seed_size[1])
     fill = None if args.fill is None else (args.fill[0], args.fill[1])
-    from vision.synth.params import check_fill, check_seed_options
+    elevation = None if args.elevation is None else (args.elevation[0], args.elevation[1])
+    thickness = None if args.thickness is None else (args.thickness[0], args.thickness[1])
+    from vision.synth.params import check_fill, check_seed_options, check_view
 
     try:
         check_seed_options(kinds, size)
@@ -122,6 +130,10 @@ def _render(args: argparse.Namespace) -> int:
         check_fill(fill)
     except ValueError as exc:
         raise CommandError(f"--fill: {exc}") from None
+    try:
+        check_view(elevation, thickness)
+    except ValueError as exc:
+        raise CommandError(f"--elevation/--thickness: {exc}") from None
     _need_bpy()
     from vision.synth.generate import render_single
 
@@ -130,7 +142,8 @@ def _render(args: argparse.Namespace) -> int:
     for k in range(args.count):
         label = render_single(args.start + k, args.seed, args.out, samples=args.samples,
                               threads=args.threads, scale=args.scale, heaps=args.heaps,
-                              seed_kinds=kinds, seed_size=size, fill=fill)
+                              seed_kinds=kinds, seed_size=size, fill=fill,
+                              elevation=elevation, thickness=thickness)
         progress(k + 1, args.count, started, label["image"])
     return 0
 
