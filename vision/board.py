@@ -269,10 +269,16 @@ def rim_centres(gx: np.ndarray, gy: np.ndarray, centres: np.ndarray, radius: tup
     good = (ev >= cfg.crop_recentre_min * max(float(np.median(ev)), 0.0)) & (ev > 0) \
         & (np.linalg.norm(shift, axis=1) <= limit)
     if good.sum() < 8:  # too few pits seen well to say anything
-        return centres, outer
+        return centres, _floored(outer, cfg)
     shift = np.where(good[:, None], shift, np.median(shift[good], axis=0))
     new = pts + shift
-    return new.reshape(centres.shape), _outer_radius(gx, gy, new, radius, cfg)
+    return new.reshape(centres.shape), _floored(_outer_radius(gx, gy, new, radius, cfg), cfg)
+
+
+def _floored(radius: tuple[float, float], cfg: GridConfig) -> tuple[float, float]:
+    """``radius`` (rx, ry, lattice-view px) at least ``crop_radius_min`` x the pitch on each axis."""
+    least = cfg.crop_radius_min * cfg.lattice_pitch_px
+    return max(radius[0], least), max(radius[1], least)
 
 
 def log_intensity(view: np.ndarray, log_offset: float) -> np.ndarray:

@@ -1269,3 +1269,17 @@ def cv2_magnitude(img: np.ndarray) -> np.ndarray:
     import cv2
 
     return cv2.magnitude(cv2.Sobel(img, cv2.CV_32F, 1, 0), cv2.Sobel(img, cv2.CV_32F, 0, 1))
+
+
+def test_the_crop_radius_is_floored_at_a_share_of_the_pitch_on_each_axis() -> None:
+    # GridConfig.crop_radius_min: rx and ry each at least 0.3 x the lattice pitch; larger
+    # radii stay, and 0 turns the floor off
+    from dataclasses import replace
+
+    from vision.board import _floored
+
+    gc = DEFAULT.grid
+    p = gc.lattice_pitch_px
+    assert _floored((0.22 * p, 0.35 * p), gc) == (0.3 * p, 0.35 * p)
+    assert _floored((0.4 * p, 0.41 * p), gc) == (0.4 * p, 0.41 * p)
+    assert _floored((0.1 * p, 0.1 * p), replace(gc, crop_radius_min=0.0)) == (0.1 * p, 0.1 * p)

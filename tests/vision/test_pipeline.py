@@ -416,6 +416,31 @@ def test_a_lattice_with_a_row_on_the_side_face_is_moved_onto_the_pits_on_the_ren
     assert _corner_errors(old, label).max() > 50.0
 
 
+def test_crops_are_cut_no_tighter_than_a_bao_pit_on_the_render_that_showed_it() -> None:
+    # GridConfig.crop_radius_min (sample_images/hard/synth_347_0021: a thick dark board seen
+    # from 51 degrees, its bowls lit from one side): the strongest ring lay at 0.22 pitch,
+    # well inside the rims (0.31-0.35 pitch), the crops showed only part of each pit and
+    # a7's four seeds, among others, were read as none. At 0.3 pitch or more the crops
+    # hold the whole pit
+    from dataclasses import replace
+
+    from vision.config import DEFAULT
+    from vision.locate import locate_board
+
+    image, label = _hard_sample("synth_347_0021")
+    fit = locate_board(image).fit
+    assert fit is not None and fit.grid.crop_radius is not None
+    assert min(fit.grid.crop_radius) >= 0.3 * fit.grid.pitch[0] - 1e-9
+    truth = flatten(label["position"])
+    got = recognize(image, south=label["south_side"])
+    old = recognize(image, south=label["south_side"],
+                    cfg=replace(DEFAULT, grid=replace(DEFAULT.grid, crop_radius_min=0.0)))
+    right = sum(flatten(got.position)[n] == truth[n] for n in HOLES)
+    right_before = sum(flatten(old.position)[n] == truth[n] for n in HOLES)
+    assert right >= right_before + 3
+    assert flatten(old.position)["a7"] == 0 and flatten(got.position)["a7"] == truth["a7"] == 4
+
+
 def test_a_render_cut_by_the_frame_is_no_board_and_says_where_it_runs_off() -> None:
     # sample_images/hard/synth_307_0014 with its left quarter cut away (two pits out of the
     # frame, others cut by its edge): the search once raised an OpenCV error on a wild fit
