@@ -260,7 +260,8 @@ def rim_centres(gx: np.ndarray, gy: np.ndarray, centres: np.ndarray, radius: tup
     pit (it comes from the viewing angle), so a pit whose rim shows weakly (below
     ``crop_recentre_min`` x the pits' median: the square nyumba, a pit under a heap
     or a hand) moves by the median shift of the others; no pit moves more than
-    ``crop_recentre_frac`` pitch."""
+    ``crop_recentre_frac`` pitch. The radius returned is at least ``crop_radius_min``
+    x the pitch on each axis (:func:`_floored`)."""
     pts = centres.reshape(-1, 2)
     outer = _outer_radius(gx, gy, pts, radius, cfg)
     limit = cfg.crop_recentre_frac * cfg.lattice_pitch_px
