@@ -419,8 +419,13 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
             cut = off_image_message(image, cfg)
             if cut:
                 raise BoardNotFound(f"{cut}; {exc}") from exc
-            raise
+            raise BoardNotFound(f"{exc}; {NOT_FOUND_HINT}") from exc
         return small
+
+
+#: what a user can check when no board is found and none runs off the image
+NOT_FOUND_HINT = ("check that the whole board is in the picture, lit, and not covered "
+                  "by a hand or an arm")
 
 
 def off_image_message(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> str | None:

@@ -136,6 +136,9 @@ def test_blank_table_is_board_not_found() -> None:
         recognize(img, counter=counter)
     rec = recognize(img, counter=counter, on_missing="status")
     assert rec.status[0] == "board_not_found"
+    # the message says what to check (no board runs off this image)
+    assert "check that the whole board is in the picture" in rec.status[1]
+    assert "run off the image" not in rec.status[1]
 
 
 def test_plain_rectangle_without_pits_is_not_a_board() -> None:
