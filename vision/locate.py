@@ -400,6 +400,11 @@ class _Later(Generic[T]):
         return self._value[0]
 
 
+#: what a user can check when no board is found and none runs off the image
+NOT_FOUND_HINT = ("check that the whole board is in the picture, lit, and not covered "
+                  "by a hand or an arm")
+
+
 def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
     """Find the playing surface in a BGR image (see module docstring).
 
@@ -421,11 +426,6 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
                 raise BoardNotFound(f"{cut}; {exc}") from exc
             raise BoardNotFound(f"{exc}; {NOT_FOUND_HINT}") from exc
         return small
-
-
-#: what a user can check when no board is found and none runs off the image
-NOT_FOUND_HINT = ("check that the whole board is in the picture, lit, and not covered "
-                  "by a hand or an arm")
 
 
 def off_image_message(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> str | None:
