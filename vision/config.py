@@ -250,7 +250,7 @@ class GridConfig:
     # the peak (the rim's outer edge; the peak is often on the bowl's shading inside it)
     crop_rim_level: float = 0.7
     crop_radius_max: float = 1.4  # ... at most this x the radius of most evidence
-    # ... and at least this x the pitch on each axis: a Bao pit is wider than 0.6 pitch, and a
+    # ... and at least this x the pitch on each axis: a Bao pit is about 0.6 pitch wide or more, and a
     # dark bowl lit from one side shows its strongest ring well inside the rim (470 renders:
     # per pit 90.06 -> 90.12 %, 8 boards better by 1-4 pits, 4 worse by 1; 0.27 and 0.34 less)
     crop_radius_min: float = 0.3
