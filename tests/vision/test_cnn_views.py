@@ -237,20 +237,22 @@ def test_a_widened_model_computes_the_same_logits(tmp_path: Path) -> None:
     from vision.train_cnn import wider
 
     data = dict(np.load(MODEL_PATH))
-    wide = wider(data, 24, seed=1)
-    assert wide["conv0_w"].shape == (24, 3, 3, 3)
-    assert wide["conv1_w"].shape == (48, 24, 3, 3)
-    assert wide["fc5_w"].shape == (96, 96) and wide["fc6_w"].shape == (96, 41)
+    w = int(data["conv0_w"].shape[0])  # the shipped model's width
+    w2 = w * 3 // 2
+    wide = wider(data, w2, seed=1)
+    assert wide["conv0_w"].shape == (w2, 3, 3, 3)
+    assert wide["conv1_w"].shape == (2 * w2, w2, 3, 3)
+    assert wide["fc5_w"].shape == (4 * w2, 4 * w2) and wide["fc6_w"].shape == (4 * w2, 41)
     np.savez(tmp_path / "wide.npz", **wide)
     x = np.random.default_rng(4).normal(size=(5, 64, 64, 3)).astype(np.float32)
     a = CountNet(MODEL_PATH, backend="numpy").logits(x)
     b = CountNet(tmp_path / "wide.npz").logits(x)
     assert np.abs(a - b).max() < 1e-3
     # with noise the copies differ, and the function a little
-    noisy = wider(data, 24, seed=1, noise=0.02)
-    assert not np.array_equal(noisy["conv0_w"][16:], wide["conv0_w"][16:])
+    noisy = wider(data, w2, seed=1, noise=0.02)
+    assert not np.array_equal(noisy["conv0_w"][w:], wide["conv0_w"][w:])
     with pytest.raises(ValueError, match="narrow"):
-        wider(wide, 16)
+        wider(wide, w)
 
 
 def test_views_already_run_are_reused_not_run_again() -> None:

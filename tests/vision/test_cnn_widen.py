@@ -72,7 +72,7 @@ def test_exported_model_loads_back_into_the_training_network() -> None:
     from vision.train_cnn import _net, load_exported
 
     x = np.random.default_rng(2).normal(0, 1, (4, 64, 64, 3)).astype(np.float32)
-    net = _net(16)
+    net = _net(int(np.load(MODEL_PATH)["conv0_w"].shape[0]))  # the shipped model's width
     load_exported(net, MODEL_PATH)
     net.eval()
     with torch.no_grad():
