@@ -424,7 +424,9 @@ def test_crops_are_cut_no_tighter_than_a_bao_pit_on_the_render_that_showed_it() 
     # from 51 degrees, its bowls lit from one side): the strongest ring lay at 0.22 pitch,
     # well inside the rims (0.31-0.35 pitch), the crops showed only part of each pit and
     # a7's four seeds, among others, were read as none. At 0.3 pitch or more the crops
-    # hold the whole pit
+    # hold the whole pit: no pit that holds seeds is read as empty, and the counts are
+    # far nearer the truth (checked with two counter networks: summed error 25 -> 6 and
+    # 22 -> 14)
     from dataclasses import replace
 
     from vision.config import DEFAULT
@@ -438,10 +440,12 @@ def test_crops_are_cut_no_tighter_than_a_bao_pit_on_the_render_that_showed_it() 
     got = recognize(image, south=label["south_side"])
     old = recognize(image, south=label["south_side"],
                     cfg=replace(DEFAULT, grid=replace(DEFAULT.grid, crop_radius_min=0.0)))
-    right = sum(flatten(got.position)[n] == truth[n] for n in HOLES)
-    right_before = sum(flatten(old.position)[n] == truth[n] for n in HOLES)
-    assert right >= right_before + 3
-    assert flatten(old.position)["a7"] == 0 and flatten(got.position)["a7"] == truth["a7"] == 4
+    now, before = flatten(got.position), flatten(old.position)
+    assert truth["a7"] == 4 and before["a7"] == 0
+    assert [n for n in HOLES if truth[n] > 0 and now[n] == 0] == []
+    error = sum(abs(now[n] - truth[n]) for n in HOLES)
+    error_before = sum(abs(before[n] - truth[n]) for n in HOLES)
+    assert error <= error_before - 5
 
 
 def test_a_render_cut_by_the_frame_is_no_board_and_says_where_it_runs_off() -> None:
