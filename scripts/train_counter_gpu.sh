@@ -1,22 +1,32 @@
 #!/usr/bin/env bash
 # Train the pit counter on a GPU machine for a fixed time (vision/train_gpu.py).
 #
-#   OUT=DIR [T=SECONDS] [N=PROC_PER_PROCESS] scripts/train_counter_gpu.sh RENDER_DIR [RENDER_DIR ...]
+#   OUT=DIR [T=SECONDS] [N=PROC_PER_PROCESS] [VAL=RENDER_DIR] [INIT=MODEL] [RUNS="NAME:WIDTH:LR ..."] \
+#       scripts/train_counter_gpu.sh RENDER_DIR [RENDER_DIR ...]
 #
-# Cuts the training crops (the labelled renders given, the sample singles 0000-0079
-# and every third game frame; singles 0080-0099 held out to choose the checkpoint)
-# and 12 x N procedural pits, all in parallel on the CPUs, then runs three trainings
-# side by side on the one GPU for T seconds each:
-#   A  the shipped board network fine-tuned (batch norms frozen, peak lr 1e-3)
-#   B  the same network from scratch (peak lr 4e-3)
-#   C  B with the seed-density target (vision/seed_density.py, weight 1.0)
-# Each writes its best model to OUT/{A,B,C}.npz (and .json, the held-out history);
-# the log is OUT/train.log. Finish a model here with `train_cnn temper` and `onnx`.
-# Used 2026-11-26 on one H200 (docs/counting.md, "Trained on a GPU").
+# Cuts the training crops, all in parallel on the CPUs: each labelled render folder
+# given twice over (the pits cut with the true geometry, `train_cnn photo`, and as the
+# board pipeline cuts them, `train_cnn pipeline`), the sample singles 0000-0079, every
+# third game frame and 12 x N procedural pits. The held-out crops that choose each
+# run's checkpoint are the singles 0080-0099 and, with VAL, the pipeline's crops of
+# that render folder (never trained on). Then the runs of RUNS go side by side on the
+# one GPU for T seconds each, every one started from INIT (default: the shipped board
+# network; widened first when WIDTH is larger, batch norms frozen) at peak learning
+# rate LR (INIT= empty: from scratch). Each writes its best model to OUT/NAME.npz (and .json, the held-out
+# history); the log is OUT/train.log. Finish a model here with `train_cnn temper`,
+# `widen` and `onnx`, and compare it on fresh renders with benchmarks/counter_models.py.
+#
+# What travels to the machine is at most 64 MiB with the repository (about 26 MiB), so
+# about six render folders of 40 fit in one call, and the cut crops are not kept for the
+# next call: more folders take a second call that starts from the first's model
+# (INIT=OUT_1/B.npz RUNS="B2:32:5e-4"). Used on 2026-11-26 (one H200) and 2026-11-27
+# (one H100): docs/counting.md, "Trained on a GPU" and "Twice the boards".
 set -u
 cd "$(dirname "$0")/.."
 : "${OUT:?set OUT to the folder for the models}"
 T=${T:-420}
+INIT=${INIT-vision/models/counter_cnn.npz}  # INIT= (empty): from scratch
+RUNS=${RUNS:-"A:16:1e-3 B:32:1e-3 C:24:1e-3"}
 export PYTHONPATH=$PWD OMP_NUM_THREADS=1 PYTHONUNBUFFERED=1
 python3 -c "import torch; print(torch.__version__, 'cuda' if torch.cuda.is_available() else 'no GPU')" || exit 1
 D=$(mktemp -d); trap 'rm -rf "$D"' EXIT; mkdir -p "$D/tr" "$D/va" "$OUT"
@@ -27,22 +37,31 @@ for i in $(seq 1 12); do
   python3 -m vision.train_cnn gen "$D/p$i.npz" --n "${N:-1200}" --seed $((7000 + i)) 2>/dev/null &
 done
 k=0
-for s in "$@"; do k=$((k + 1)); python3 -m vision.train_cnn photo "$D/ph_$k.npz" "$s" & done
-python3 -m vision.train_cnn photo "$D/ph_tr.npz" "$D/tr" &
-python3 -m vision.train_cnn photo "$D/ph_val.npz" "$D/va" &
-python3 -m vision.train_cnn photo "$D/ph_games.npz" sample_images/games/game_0{1,2,3} --every 3 &
+for s in "$@"; do
+  k=$((k + 1))
+  python3 -m vision.train_cnn photo "$D/ph_$k.npz" "$s" > /dev/null &
+  python3 -m vision.train_cnn pipeline "$D/pp_$k.npz" "$s" > /dev/null &
+done
+python3 -m vision.train_cnn photo "$D/ph_tr.npz" "$D/tr" > /dev/null &
+python3 -m vision.train_cnn photo "$D/val_singles.npz" "$D/va" > /dev/null &
+python3 -m vision.train_cnn photo "$D/ph_games.npz" sample_images/games/game_0{1,2,3} --every 3 > /dev/null &
+if [ -n "${VAL:-}" ]; then python3 -m vision.train_cnn pipeline "$D/val_renders.npz" "$VAL" > /dev/null & fi
 wait
 echo "crops cut in $(( $(date +%s) - t )) s"
-DATA="$(ls "$D"/p[0-9]*.npz) $(ls "$D"/ph_*.npz | grep -v ph_val)"
+DATA="$(ls "$D"/p[0-9]*.npz "$D"/ph_*.npz "$D"/pp_*.npz 2>/dev/null)"
+VALS="$(ls "$D"/val_*.npz)"
 run() {  # name, train_gpu arguments...
   n=$1; shift
-  # shellcheck disable=SC2086  # DATA is a list of paths
-  python3 -m vision.train_gpu --data $DATA --val "$D/ph_val.npz" --out "$OUT/$n.npz" --seconds "$T" \
+  # shellcheck disable=SC2086  # DATA and VALS are lists of paths
+  python3 -m vision.train_gpu --data $DATA --val $VALS --out "$OUT/$n.npz" --seconds "$T" \
     --batch 1024 --val-every 20 "$@" 2>&1 | sed -u "s/^/$n /" >> "$OUT/train.log"
 }
-run A --init vision/models/counter_cnn.npz --max-lr 1e-3 --seed 11 &
-run B --max-lr 4e-3 --seed 12 &
-run C --max-lr 4e-3 --density-weight 1.0 --seed 13 &
+seed=10
+for r in $RUNS; do
+  IFS=: read -r name width lr <<< "$r"
+  seed=$((seed + 1))
+  run "$name" ${INIT:+--init "$INIT"} --width "$width" --max-lr "$lr" --seed "$seed" &
+done
 wait
 echo "done in $(( $(date +%s) - t )) s"
-grep -v -E "^[A-C] +[0-9]+s step" "$OUT/train.log" | tail -12
+grep -v -E "^[^ ]+ +[0-9]+s step" "$OUT/train.log" | tail -12
