@@ -14,8 +14,9 @@ averages its logits over turned (and mirrored) copies of the crop, since a pit
 has no preferred direction (``CountConfig.views``, 1 by default for speed;
 ``bao count-pit`` uses 8). It was trained on
 soft targets that widen with the count, because heaped seeds hide each other.
-``bao count-pit`` also asks a second network, trained mostly on procedural pits
-of many looks, and combines the two (``broad``; a crop of another board).
+``bao count-pit`` asks two other networks, a wider one trained on more renders and
+one trained mostly on procedural pits of many looks, and combines the two
+(``broad``; a crop of another board).
 
 A :class:`SeedLook` learned at calibration from the start position (known
 counts 6, 2, 2, 0) holds the seed and floor colours, the seed size and the
@@ -31,7 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from vision.cnn import BROAD_MODEL_PATH, CountNet, load_net
+from vision.cnn import BROAD_MODEL_PATH, PIT_MODEL_PATH, CountNet, load_net
 from vision.config import CountConfig
 from vision.features import PIT_MASK_T, SIZE, TEMPLATE, prepare, small_lab
 
@@ -263,17 +264,18 @@ def count_pits(crops: Sequence[np.ndarray], look: SeedLook | None = None,
     probability under ``below`` are read again at ``views`` views (the views already
     run are not run again), and that reading replaces the first
     (``CountConfig.recheck_*`` in the board pipeline). ``broad``: each crop is also
-    read by the second network (``vision/models/counter_cnn_broad.npz``, trained
-    mostly on procedural pits of many looks of wood, seeds and light) and the
-    distribution is the normalised geometric mean of the two (``bao count-pit``: a
-    crop of another board; the board pipeline reads its renders' kind of board
-    better with the first network alone)."""
+    read by two other networks, the wider ``vision/models/counter_cnn_pit.npz``
+    (trained on more renders) and ``counter_cnn_broad.npz`` (trained mostly on
+    procedural pits of many looks of wood, seeds and light), and the distribution is
+    the normalised geometric mean of the two (``bao count-pit``: a crop of another
+    board; the board pipeline reads its renders' kind of board as well with the
+    board network alone, in half the time)."""
     if not crops:
         return []
     squares = [_square(_check_crop(c)) for c in crops]
     first = np.broadcast_to(np.asarray(CountConfig.views if views is None else views, int),
                             (len(squares),))
-    nets = [load_net()] + ([load_net(BROAD_MODEL_PATH)] if broad else [])
+    nets = [load_net(PIT_MODEL_PATH), load_net(BROAD_MODEL_PATH)] if broad else [load_net()]
     x = nets[0].inputs(squares)
     logits = [net.mean_logits(x, first) for net in nets]
     probs = _combined(nets, logits, first)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from drawn_pit import drawn_pit
 
-from vision.cnn import BROAD_MODEL_PATH, MODEL_PATH, CountNet, _conv3, views_of
+from vision.cnn import BROAD_MODEL_PATH, MODEL_PATH, PIT_MODEL_PATH, CountNet, _conv3, views_of
 from vision.count import count_pit, count_pits
 
 
@@ -186,7 +186,7 @@ def test_pipeline_pits_are_cut_where_the_pipeline_finds_them(tmp_path: Path) -> 
         pipeline_pits([tmp_path], max_offset_px=-1.0)
 
 
-@pytest.mark.parametrize("path", [MODEL_PATH, BROAD_MODEL_PATH], ids=["board", "broad"])
+@pytest.mark.parametrize("path", [MODEL_PATH, BROAD_MODEL_PATH, PIT_MODEL_PATH], ids=["board", "broad", "pit"])
 def test_shipped_onnx_network_runs_and_gives_the_numpy_logits(path: Path) -> None:
     # The package ships each network's .onnx beside its weights; OpenCV runs it. A model
     # retrained without rewriting it (python -m vision.train_cnn onnx) fails here.
