@@ -11,10 +11,11 @@
 # run's checkpoint are the singles 0080-0099 and, with VAL, the pipeline's crops of
 # that render folder (never trained on). Then the runs of RUNS go side by side on the
 # one GPU for T seconds each, every one started from INIT (default: the shipped board
-# network; widened first when WIDTH is larger, batch norms frozen) at peak learning
-# rate LR (INIT= empty: from scratch). Each writes its best model to OUT/NAME.npz (and .json, the held-out
-# history); the log is OUT/train.log. Finish a model here with `train_cnn temper`,
-# `widen` and `onnx`, and compare it on fresh renders with benchmarks/counter_models.py.
+# network; widened first when WIDTH is larger, batch norms frozen; INIT= empty: from
+# scratch) at peak learning rate LR. Each writes its best model to OUT/NAME.npz (and
+# .json, the held-out history); the log is OUT/train.log. Finish a model here with
+# `train_cnn temper`, `widen` and `onnx`, and compare it on fresh renders with
+# benchmarks/counter_models.py.
 #
 # What travels to the machine is at most 64 MiB with the repository (about 26 MiB), so
 # about six render folders of 40 fit in one call, and the cut crops are not kept for the

@@ -263,13 +263,13 @@ def count_pits(crops: Sequence[np.ndarray], look: SeedLook | None = None,
     max_count): the crops whose most likely count is at most ``max_count`` with a
     probability under ``below`` are read again at ``views`` views (the views already
     run are not run again), and that reading replaces the first
-    (``CountConfig.recheck_*`` in the board pipeline). ``broad``: each crop is also
-    read by two other networks, the wider ``vision/models/counter_cnn_pit.npz``
+    (``CountConfig.recheck_*`` in the board pipeline). ``broad``: each crop is read
+    instead by two other networks, the wider ``vision/models/counter_cnn_pit.npz``
     (trained on more renders) and ``counter_cnn_broad.npz`` (trained mostly on
     procedural pits of many looks of wood, seeds and light), and the distribution is
     the normalised geometric mean of the two (``bao count-pit``: a crop of another
-    board; the board pipeline reads its renders' kind of board as well with the
-    board network alone, in half the time)."""
+    board). The board pipeline reads its renders' kind of board as well with the
+    board network alone, in a quarter of the time."""
     if not crops:
         return []
     squares = [_square(_check_crop(c)) for c in crops]
