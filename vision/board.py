@@ -353,6 +353,11 @@ def _line_levels(table: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     return np.median(table[1:5], axis=0) / inner, np.median(table[:, 1:9], axis=1) / inner
 
 
+def _shifted(hlat: np.ndarray, shift: tuple[int, int]) -> np.ndarray:
+    """The lattice homography ``hlat`` moved by (columns, rows) whole pitches."""
+    return hlat @ np.array([[1.0, 0, shift[0]], [0, 1, shift[1]], [0, 0, 1]])
+
+
 def _slipped(table: np.ndarray, cfg: GridConfig, ratio: float | None = None) -> tuple[int, int]:
     """(columns, rows) to shift a fitted lattice by, from :func:`line_evidence`: an
     outer line of the lattice without pits (below ``edge_empty`` x the lattice's
@@ -501,7 +506,7 @@ def refine_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: GridCon
         if k == 1:  # the lattice is close now: is it one column or row off the pits?
             shift = _slip(gx, gy, gap, radius, cfg)
             if shift != (0, 0):
-                hlat = hlat @ np.array([[1.0, 0, shift[0]], [0, 1, shift[1]], [0, 0, 1]])
+                hlat = _shifted(hlat, shift)
                 m, size = _view_matrix(hlat, cfg, gap)
                 view = cv2.warpPerspective(image, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
                 gx, gy = _gradients(view, cfg.gradient_log_offset)
@@ -922,7 +927,7 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
         shift = _slipped(table, gc)
         if shift == (0, 0) or attempt == gc.reslips:
             break
-        hlat = hlat @ np.array([[1.0, 0, shift[0]], [0, 1, shift[1]], [0, 0, 1]])
+        hlat = _shifted(hlat, shift)
     tick("grid")
     p = gc.lattice_pitch_px
     rim = radial_coherence(lview, centres, radius)
@@ -970,8 +975,8 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
     if second_look and gc.edge_doubt_ratio > 0 and score > 0 and shift == (0, 0):
         doubt = _slipped(table, gc, ratio=gc.edge_doubt_ratio)
         if doubt != (0, 0):
-            other = fit_from_lattice(image, hlat @ np.array([[1.0, 0, doubt[0]], [0, 1, doubt[1]], [0, 0, 1]]),
-                                     gap, cfg, lap, check_pairs, respace, second_look=False)
+            other = fit_from_lattice(image, _shifted(hlat, doubt), gap, cfg, lap, check_pairs, respace,
+                                     second_look=False)
             if other.grid.score > score:
                 return other
     pits_ev = ev[:32].reshape(4, 8)
