@@ -108,6 +108,11 @@ def _scale(value: int | None) -> None:
         raise CommandError(f"--scale must be a percentage from 10 to 100, got {value}")
 
 
+def _pair(values: list[float] | None) -> tuple[float, float] | None:
+    """An option's two numbers (``nargs=2``) as a (LO, HI) range, or None when not given."""
+    return None if values is None else (values[0], values[1])
+
+
 def _render(args: argparse.Namespace) -> int:
     _positive(args.count, "--count")
     _positive(args.samples, "--samples")
@@ -116,10 +121,8 @@ def _render(args: argparse.Namespace) -> int:
         raise CommandError(f"--start must be >= 0, got {args.start}")
     kinds = None if args.seed_kinds is None else [
         k.strip() for k in args.seed_kinds.split(",") if k.strip()]
-    size = None if args.seed_size is None else (args.seed_size[0], args.seed_size[1])
-    fill = None if args.fill is None else (args.fill[0], args.fill[1])
-    elevation = None if args.elevation is None else (args.elevation[0], args.elevation[1])
-    thickness = None if args.thickness is None else (args.thickness[0], args.thickness[1])
+    size, fill = _pair(args.seed_size), _pair(args.fill)
+    elevation, thickness = _pair(args.elevation), _pair(args.thickness)
     from vision.synth.params import check_fill, check_seed_options, check_view
 
     try:
