@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Train the pit counter on a GPU machine for a fixed time (vision/train_gpu.py).
 #
-#   OUT=DIR [T=SECONDS] [N=PROC_PER_PROCESS] [VAL=RENDER_DIR] [INIT=MODEL] [RUNS="NAME:WIDTH:LR ..."] \
+#   OUT=DIR [T=SECONDS] [N=PROC_PER_PROCESS] [VAL=RENDER_DIR] [INIT=MODEL] [RUNS="NAME:WIDTH:LR[:STAGES] ..."] \
 #       scripts/train_counter_gpu.sh RENDER_DIR [RENDER_DIR ...]
 #
 # Cuts the training crops, all in parallel on the CPUs: each labelled render folder
@@ -12,7 +12,9 @@
 # that render folder (never trained on). Then the runs of RUNS go side by side on the
 # one GPU for T seconds each, every one started from INIT (default: the shipped board
 # network; widened first when WIDTH is larger, batch norms frozen; INIT= empty: from
-# scratch) at peak learning rate LR. Each writes its best model to OUT/NAME.npz (and
+# scratch) at peak learning rate LR, with STAGES convolutions at each scale when given
+# (as 1,2,2,2; a deeper network than INIT starts from it with identity layers added,
+# `train_cnn.deeper`). Each writes its best model to OUT/NAME.npz (and
 # .json, the held-out history); the log is OUT/train.log. Finish a model here with
 # `train_cnn temper`, `widen` and `onnx`, and compare it on fresh renders with
 # benchmarks/counter_models.py.
@@ -59,9 +61,10 @@ run() {  # name, train_gpu arguments...
 }
 seed=10
 for r in $RUNS; do
-  IFS=: read -r name width lr <<< "$r"
+  IFS=: read -r name width lr stages <<< "$r"
   seed=$((seed + 1))
-  run "$name" ${INIT:+--init "$INIT"} --width "$width" --max-lr "$lr" --seed "$seed" &
+  run "$name" ${INIT:+--init "$INIT"} --width "$width" --max-lr "$lr" --seed "$seed" \
+    ${stages:+--stages "$stages"} &
 done
 wait
 echo "done in $(( $(date +%s) - t )) s"

@@ -97,24 +97,104 @@ def soft_targets(y: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------- training
 
 
-def _net(width: int):
+#: convolutions at each of the network's four scales (64, 32, 16 and 8 px): the shipped
+#: networks' shape. A deeper network (``--stages 1,2,2,2``) starts from a shipped one with
+#: identity convolutions inserted (:func:`deeper`)
+STAGES = (1, 1, 1, 2)
+
+
+def _net(width: int, stages: tuple[int, ...] = STAGES):
     import torch.nn as nn
 
     w = width
+    if len(stages) != 4 or min(stages) < 1:
+        raise ValueError(f"stages: four numbers of convolutions, each 1 or more (got {stages})")
 
     def block(cin: int, cout: int) -> list:
         return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU()]
 
+    layers: list = []
+    for s, (cin, cout) in enumerate(((3, w), (w, 2 * w), (2 * w, 4 * w), (4 * w, 4 * w))):
+        layers += block(cin, cout)
+        for _ in range(stages[s] - 1):
+            layers += block(cout, cout)
+        if s < 3:
+            layers.append(nn.MaxPool2d(2))
     return nn.Sequential(
-        *block(3, w), nn.MaxPool2d(2),
-        *block(w, 2 * w), nn.MaxPool2d(2),
-        *block(2 * w, 4 * w), nn.MaxPool2d(2),
-        *block(4 * w, 4 * w),
-        *block(4 * w, 4 * w),
+        *layers,
         nn.AdaptiveAvgPool2d(1), nn.Flatten(),
         nn.Linear(4 * w, 4 * w), nn.ReLU(),
         nn.Linear(4 * w, N_COUNTS),
     )
+
+
+def parse_stages(text: str) -> tuple[int, ...]:
+    """``--stages`` as given on the command line: four numbers, as 1,2,2,2."""
+    try:
+        stages = tuple(int(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--stages: four whole numbers such as 1,2,2,2, not {text!r}") from None
+    if len(stages) != 4 or min(stages) < 1:
+        raise argparse.ArgumentTypeError(f"--stages: four numbers of 1 or more, such as 1,2,2,2, not {text!r}")
+    return stages
+
+
+def stages_of(data: dict[str, np.ndarray]) -> tuple[int, ...]:
+    """An exported model's convolutions at each scale (its ``ops`` split at the pools)."""
+    ops = [str(o) for o in data["ops"]]
+    convs = ops[:ops.index("gap")]
+    counts = [0]
+    for o in convs:
+        if o == "pool":
+            counts.append(0)
+        else:
+            counts[-1] += 1
+    return tuple(counts)
+
+
+def deeper(data: dict[str, np.ndarray], stages: tuple[int, ...]) -> dict[str, np.ndarray]:
+    """An exported model with identity convolutions added at the end of each scale until
+    it has ``stages`` convolutions there, computing the same thing (Net2DeeperNet: each
+    added layer passes its input through, and the ReLU after it changes nothing, since
+    its input already came out of a ReLU). The layers are renumbered in order."""
+    have = stages_of(data)
+    if len(stages) != len(have) or any(n < h for n, h in zip(stages, have, strict=True)):
+        raise ValueError(f"cannot make a model of stages {have} into {tuple(stages)}")
+    ops = [str(o) for o in data["ops"]]
+    out: dict[str, np.ndarray] = {k: np.asarray(v) for k, v in data.items()
+                                  if not k.startswith(("conv", "fc"))}
+    new_ops: list[str] = []
+    k = 0
+    scale = 0
+    last_conv = ""
+
+    def add(kind: str, w: np.ndarray, b: np.ndarray) -> None:
+        nonlocal k
+        out[f"{kind}{k}_w"], out[f"{kind}{k}_b"] = w, b
+        new_ops.append(f"{kind}{k}")
+        k += 1
+
+    def pad_scale() -> None:
+        c = out[last_conv + "_w"].shape[0]
+        for _ in range(stages[scale] - have[scale]):
+            ident = np.zeros((c, c, 3, 3), np.float32)
+            ident[np.arange(c), np.arange(c), 1, 1] = 1.0
+            add("conv", ident, np.zeros(c, np.float32))
+
+    for o in ops:
+        if o.startswith("conv"):
+            add("conv", np.asarray(data[o + "_w"]), np.asarray(data[o + "_b"]))
+            last_conv = new_ops[-1]
+        elif o in ("pool", "gap"):
+            pad_scale()
+            scale += 1
+            new_ops.append(o)
+        elif o.startswith("fc"):
+            add("fc", np.asarray(data[o + "_w"]), np.asarray(data[o + "_b"]))
+        else:
+            new_ops.append(o)
+    out["ops"] = np.array(new_ops)
+    return out
 
 
 def wider(data: dict[str, np.ndarray], width: int, seed: int = 0, noise: float = 0.0,
@@ -165,7 +245,8 @@ def wider(data: dict[str, np.ndarray], width: int, seed: int = 0, noise: float =
 def load_exported(net, path: Path, seed: int = 0) -> None:
     """Start ``net`` from an exported model (:func:`export`): the folded convolutions
     as weights, their biases in identity batch norms (kept frozen by ``fit``). A
-    narrower model is widened to ``net``'s width first (:func:`wider`)."""
+    narrower model is widened to ``net``'s width first (:func:`wider`), and a shallower one
+    deepened to its stages (:func:`deeper`)."""
     import torch
     import torch.nn as nn
 
@@ -173,6 +254,9 @@ def load_exported(net, path: Path, seed: int = 0) -> None:
     first = next(m for m in net if isinstance(m, nn.Conv2d))
     if data["conv0_w"].shape[0] < first.out_channels:
         data = wider(data, first.out_channels, seed=seed, noise=0.02)
+    want = net_stages(net)
+    if stages_of(data) != want:
+        data = deeper(data, want)
     convs = [m for m in net if isinstance(m, nn.Conv2d)]
     norms = [m for m in net if isinstance(m, nn.BatchNorm2d)]
     dense = [m for m in net if isinstance(m, nn.Linear)]
@@ -197,6 +281,19 @@ def load_exported(net, path: Path, seed: int = 0) -> None:
         for fc, name in zip(dense, fc_names, strict=True):
             fc.weight.copy_(torch.from_numpy(data[name + "_w"].T.astype(np.float32)))
             fc.bias.copy_(torch.from_numpy(data[name + "_b"].astype(np.float32)))
+
+
+def net_stages(net) -> tuple[int, ...]:  # noqa: ANN001 - a torch module
+    """A training network's convolutions at each scale."""
+    import torch.nn as nn
+
+    counts = [0]
+    for m in net:
+        if isinstance(m, nn.Conv2d):
+            counts[-1] += 1
+        elif isinstance(m, nn.MaxPool2d):
+            counts.append(0)
+    return tuple(counts)
 
 
 def export(net, temperature: float, out: Path, meta: dict) -> None:
@@ -261,11 +358,15 @@ def load_val(paths: list[Path]) -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(x.transpose(0, 3, 1, 2)), y
 
 
-def start_net(width: int, init: Path | None):  # noqa: ANN201 - a torch module
-    """The training network, from an exported model when ``init`` is given."""
+def start_net(width: int, init: Path | None,
+              stages: tuple[int, ...] | None = None):  # noqa: ANN201 - a torch module
+    """The training network, from an exported model when ``init`` is given. ``stages``
+    (default: ``init``'s, else :data:`STAGES`): convolutions at each scale."""
     import torch
 
-    net = _net(width)
+    if stages is None:
+        stages = stages_of(dict(np.load(init))) if init is not None else STAGES
+    net = _net(width, stages)
     if init is not None:
         load_exported(net, init)
     return net.to(memory_format=torch.channels_last)
@@ -290,8 +391,10 @@ def sample_weights(y: np.ndarray, style: np.ndarray, photo_weight: float,
 
 def fit(data: list[Path], val: list[Path], out: Path, epochs: int, width: int, seed: int,
         photo_weight: float, threads: int, steps: int = 200, balance: float = 0.0, batch: int = 128,
-        init: Path | None = None, max_lr: float = 3e-3, density_weight: float = 0.0) -> None:
+        init: Path | None = None, max_lr: float = 3e-3, density_weight: float = 0.0,
+        stages: tuple[int, ...] | None = None) -> None:
     """Train the counter on the crop files ``data`` (validated on ``val``) and export it.
+    ``stages``: the convolutions at each scale (:func:`start_net`).
 
     ``density_weight`` > 0 also trains a 1x1 convolution on the last feature map to
     draw each crop's seed density (:mod:`vision.seed_density`; crops whose seed points
@@ -310,7 +413,7 @@ def fit(data: list[Path], val: list[Path], out: Path, epochs: int, width: int, s
     print(f"train {len(y)} crops ({np.count_nonzero(style < 0)} photoreal, "
           f"{np.count_nonzero(npoints >= 0)} with seed points), val {len(vy)}",
           file=sys.stderr, flush=True)
-    net = start_net(width, init)
+    net = start_net(width, init, stages)
     head = torch.nn.Conv2d(4 * width, 1, 1) if density_weight > 0 else None
     body, top = net[:-5], net[-5:]  # the last feature map (GRID x GRID), then pool and dense
     steps_per_epoch = steps
@@ -382,8 +485,8 @@ def write_onnx(model: Path, out: Path | None = None) -> Path:
     it when it gives the same logits). Needs torch and onnx."""
     import torch
 
-    data = np.load(model)
-    net = _net(int(data["conv0_w"].shape[0]))
+    data = dict(np.load(model))
+    net = _net(int(data["conv0_w"].shape[0]), stages_of(data))
     load_exported(net, model)
     net.eval()
     out = model.with_suffix(".onnx") if out is None else out
@@ -518,6 +621,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="start from this exported model (fine-tuning; batch norms frozen)")
     f.add_argument("--max-lr", type=float, default=3e-3,
                    help="peak learning rate (default 3e-3; ~5e-4 to fine-tune)")
+    f.add_argument("--stages", type=parse_stages, default=None,
+                   help="convolutions at each scale, as 1,2,2,2 (default: --init's, else 1,1,1,2)")
     f.add_argument("--density-weight", type=float, default=0.0,
                    help="also learn where the seeds lie, from crops with seed points "
                         "(vision.seed_density), this much against the count (default 0: off)")
@@ -554,7 +659,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         fit(args.data, args.val, args.out, args.epochs, args.width, args.seed, args.photo_weight,
             args.threads, args.steps, args.balance, init=args.init, max_lr=args.max_lr,
-            density_weight=args.density_weight)
+            density_weight=args.density_weight, stages=args.stages)
     return 0
 
 

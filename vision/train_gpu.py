@@ -40,6 +40,8 @@ from vision.train_cnn import (
     fit_temperature,
     load_sets,
     load_val,
+    net_stages,
+    parse_stages,
     sample_weights,
     soft_targets,
     start_net,
@@ -183,9 +185,11 @@ def one_cycle(frac: float, max_lr: float, warm: float = 0.15) -> float:
 def fit_timed(data: list[Path], val: list[Path], out: Path, seconds: float, width: int = 16,
               seed: int = 0, photo_weight: float = 6.0, balance: float = 0.1, batch: int = 512,
               init: Path | None = None, max_lr: float = 3e-3, density_weight: float = 0.0,
-              val_every: float = 20.0, device: str = "cuda") -> dict:
+              val_every: float = 20.0, device: str = "cuda",
+              stages: tuple[int, ...] | None = None) -> dict:
     """Train for ``seconds`` of wall-clock time on ``device`` and export the model with
-    the best held-out loss to ``out``. Returns the run's figures."""
+    the best held-out loss to ``out``. Returns the run's figures. ``stages``: the
+    convolutions at each scale (:func:`vision.train_cnn.start_net`)."""
     import torch
     import torch.nn.functional as F
 
@@ -205,7 +209,8 @@ def fit_timed(data: list[Path], val: list[Path], out: Path, seconds: float, widt
     print(f"train {len(y_np)} crops ({int((style < 0).sum())} photoreal, "
           f"{int((npoints >= 0).sum())} with seed points), val {len(vy_np)}, on {dev}",
           file=sys.stderr, flush=True)
-    net = start_net(width, init).to(dev)
+    net = start_net(width, init, stages).to(dev)
+    stages = net_stages(net)
     body, top = net[:-5], net[-5:]  # the last feature map (GRID x GRID), then pool and dense
     head = torch.nn.Conv2d(4 * width, 1, 1).to(dev) if density_weight > 0 else None
     params = list(net.parameters()) + ([] if head is None else list(head.parameters()))
@@ -240,7 +245,8 @@ def fit_timed(data: list[Path], val: list[Path], out: Path, seconds: float, widt
                                     "photo_weight": photo_weight, "balance": balance,
                                     "batch": batch, "best_val": best,
                                     "init": str(init) if init else None, "max_lr": max_lr,
-                                    "density_weight": density_weight})
+                                    "density_weight": density_weight,
+                                    "stages": list(stages)})
             line += f" -> wrote {out} (temperature {temp:.3f})"
         print(line, file=sys.stderr, flush=True)
         net.train()
@@ -303,6 +309,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-lr", type=float, default=3e-3)
     ap.add_argument("--density-weight", type=float, default=0.0)
     ap.add_argument("--val-every", type=float, default=20.0, help="seconds between held-out checks")
+    ap.add_argument("--stages", type=parse_stages, default=None,
+                    help="convolutions at each scale, as 1,2,2,2 (default: --init's, else 1,1,1,2); "
+                         "a deeper network than --init starts from it with identity layers added")
     ap.add_argument("--device", default=None, help="torch device (default: cuda when present, else cpu)")
     args = ap.parse_args(argv)
     import json
@@ -312,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
     res = fit_timed(args.data, args.val, args.out, args.seconds, args.width, args.seed,
                     args.photo_weight, args.balance, args.batch, args.init, args.max_lr,
-                    args.density_weight, args.val_every, device)
+                    args.density_weight, args.val_every, device, args.stages)
     args.out.with_suffix(".json").write_text(json.dumps(res, indent=1))
     print(f"{res['steps']} steps, {res['crops_seen']} crops, best held-out loss {res['best_val']:.4f} "
           f"at {res['best_at_s']} s", file=sys.stderr, flush=True)

@@ -242,7 +242,8 @@ def test_a_widened_model_computes_the_same_logits(tmp_path: Path) -> None:
     wide = wider(data, w2, seed=1)
     assert wide["conv0_w"].shape == (w2, 3, 3, 3)
     assert wide["conv1_w"].shape == (2 * w2, w2, 3, 3)
-    assert wide["fc5_w"].shape == (4 * w2, 4 * w2) and wide["fc6_w"].shape == (4 * w2, 41)
+    fc = [str(o) for o in data["ops"] if str(o).startswith("fc")]  # the two dense layers
+    assert wide[fc[0] + "_w"].shape == (4 * w2, 4 * w2) and wide[fc[1] + "_w"].shape == (4 * w2, 41)
     np.savez(tmp_path / "wide.npz", **wide)
     x = np.random.default_rng(4).normal(size=(5, 64, 64, 3)).astype(np.float32)
     a = CountNet(MODEL_PATH, backend="numpy").logits(x)
@@ -253,6 +254,45 @@ def test_a_widened_model_computes_the_same_logits(tmp_path: Path) -> None:
     assert not np.array_equal(noisy["conv0_w"][w:], wide["conv0_w"][w:])
     with pytest.raises(ValueError, match="narrow"):
         wider(wide, w)
+
+
+def test_a_deepened_model_computes_the_same_logits(tmp_path: Path) -> None:
+    # Net2DeeperNet: identity 3x3 convolutions added at the end of a scale pass their
+    # input (which came out of a ReLU, so is >= 0) through unchanged
+    from vision.train_cnn import deeper, stages_of
+
+    data = dict(np.load(MODEL_PATH))
+    have = stages_of(data)
+    assert len(have) == 4 and min(have) >= 1
+    more = (have[0], have[1] + 1, have[2] + 1, have[3])
+    deep = deeper(data, more)
+    assert stages_of(deep) == more
+    ops = [str(o) for o in deep["ops"]]
+    assert ops.count("pool") == 3 and ops.count("gap") == 1
+    convs = [o for o in ops if o.startswith("conv")]
+    assert len(convs) == sum(more)
+    assert convs == [f"conv{i}" for i in range(len(convs))]  # renumbered in order
+    np.savez(tmp_path / "deep.npz", **deep)
+    x = np.random.default_rng(5).normal(size=(5, 64, 64, 3)).astype(np.float32)
+    a = CountNet(MODEL_PATH, backend="numpy").logits(x)
+    b = CountNet(tmp_path / "deep.npz", backend="numpy").logits(x)
+    assert np.abs(a - b).max() < 1e-4
+    assert deeper(data, have)["ops"].tolist() == data["ops"].tolist()
+    with pytest.raises(ValueError, match="cannot make"):
+        deeper(deep, have)  # no layers are taken away
+
+
+def test_the_stages_option_is_four_counts() -> None:
+    import argparse
+
+    from vision.train_cnn import _net, net_stages, parse_stages
+
+    assert parse_stages("1,2,2,2") == (1, 2, 2, 2)
+    for bad in ("1,2", "1,2,2,x", "0,1,1,2", ""):
+        with pytest.raises(argparse.ArgumentTypeError, match="--stages"):
+            parse_stages(bad)
+    pytest.importorskip("torch")
+    assert net_stages(_net(4, (2, 1, 3, 1))) == (2, 1, 3, 1)
 
 
 def test_views_already_run_are_reused_not_run_again() -> None:

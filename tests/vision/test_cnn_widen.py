@@ -64,17 +64,24 @@ def test_fit_covers_underestimated_heaps_without_moving_small_counts() -> None:
 
 
 def test_exported_model_loads_back_into_the_training_network() -> None:
-    """train_cnn fit --init starts from the shipped weights: same logits as vision.cnn."""
+    """train_cnn fit --init starts from the shipped weights: same logits as vision.cnn,
+    also when the training network is deeper (--stages) and its added layers start as
+    identities."""
     import pytest
 
     torch = pytest.importorskip("torch")
     from vision.cnn import MODEL_PATH, CountNet
-    from vision.train_cnn import _net, load_exported
+    from vision.train_cnn import net_stages, stages_of, start_net
 
     x = np.random.default_rng(2).normal(0, 1, (4, 64, 64, 3)).astype(np.float32)
-    net = _net(int(np.load(MODEL_PATH)["conv0_w"].shape[0]))  # the shipped model's width
-    load_exported(net, MODEL_PATH)
-    net.eval()
-    with torch.no_grad():
-        got = net(torch.from_numpy(x).permute(0, 3, 1, 2)).numpy()
-    assert np.allclose(got, CountNet(MODEL_PATH).logits(x), atol=1e-3)
+    data = dict(np.load(MODEL_PATH))
+    width = int(data["conv0_w"].shape[0])  # the shipped model's width
+    have = stages_of(data)
+    want = CountNet(MODEL_PATH).logits(x)
+    for stages in (None, tuple(n + 1 for n in have)):
+        net = start_net(width, MODEL_PATH, stages)
+        assert net_stages(net) == (have if stages is None else stages)
+        net.eval()
+        with torch.no_grad():
+            got = net(torch.from_numpy(x).permute(0, 3, 1, 2).contiguous()).numpy()
+        assert np.allclose(got, want, atol=1e-3)
