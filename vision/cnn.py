@@ -37,11 +37,6 @@ MODEL_PATH = Path(__file__).with_name("models") / "counter_cnn.npz"
 # the second network of ``bao count-pit``: trained mostly on procedural pits of many
 # looks (:mod:`vision.synth_pits`), for crops of boards and seeds unlike the renders
 BROAD_MODEL_PATH = MODEL_PATH.with_name("counter_cnn_broad.npz")
-# the first network of ``bao count-pit``: the board network widened to 32 channels and
-# fine-tuned on twice the renders (docs/counting.md, "Twice the boards"). With the broad
-# network it reads pits of unfamiliar looks better than the board network does, at twice
-# its time; the board pipeline, held to 150 ms a photo, keeps the board network
-PIT_MODEL_PATH = MODEL_PATH.with_name("counter_cnn_pit.npz")
 
 
 def preprocess(crop64: np.ndarray) -> np.ndarray:

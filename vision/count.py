@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from vision.cnn import BROAD_MODEL_PATH, PIT_MODEL_PATH, CountNet, load_net
+from vision.cnn import BROAD_MODEL_PATH, CountNet, load_net
 from vision.config import CountConfig
 from vision.features import PIT_MASK_T, SIZE, TEMPLATE, prepare, small_lab
 
@@ -263,19 +263,18 @@ def count_pits(crops: Sequence[np.ndarray], look: SeedLook | None = None,
     max_count): the crops whose most likely count is at most ``max_count`` with a
     probability under ``below`` are read again at ``views`` views (the views already
     run are not run again), and that reading replaces the first
-    (``CountConfig.recheck_*`` in the board pipeline). ``broad``: each crop is read
-    instead by two other networks, the wider ``vision/models/counter_cnn_pit.npz``
-    (trained on more renders) and ``counter_cnn_broad.npz`` (trained mostly on
+    (``CountConfig.recheck_*`` in the board pipeline). ``broad``: each crop is also read
+    by a second network, ``vision/models/counter_cnn_broad.npz`` (trained mostly on
     procedural pits of many looks of wood, seeds and light), and the distribution is
     the normalised geometric mean of the two (``bao count-pit``: a crop of another
     board). The board pipeline reads its renders' kind of board as well with the
-    board network alone, in a quarter of the time."""
+    board network alone, saving the broad network's time."""
     if not crops:
         return []
     squares = [_square(_check_crop(c)) for c in crops]
     first = np.broadcast_to(np.asarray(CountConfig.views if views is None else views, int),
                             (len(squares),))
-    nets = [load_net(PIT_MODEL_PATH), load_net(BROAD_MODEL_PATH)] if broad else [load_net()]
+    nets = [load_net(), load_net(BROAD_MODEL_PATH)] if broad else [load_net()]
     x = nets[0].inputs(squares)
     logits = [net.mean_logits(x, first) for net in nets]
     probs = _combined(nets, logits, first)

@@ -222,15 +222,15 @@ def test_flat_counts_say_nothing_about_the_count() -> None:
 
 def test_broad_reading_is_the_geometric_mean_of_the_two_networks() -> None:
     # ``broad`` (bao count-pit): the distribution's log-odds between any two counts are
-    # the mean of the pit network's and the broad network's (the normalised geometric
+    # the mean of the board network's and the broad network's (the normalised geometric
     # mean). A pit of 2 seeds is below the heap widening, so no widening enters here.
-    from vision.cnn import BROAD_MODEL_PATH, PIT_MODEL_PATH, CountNet
+    from vision.cnn import BROAD_MODEL_PATH, MODEL_PATH, CountNet
 
     crop = drawn_pit(2, rng_seed=11)
     views = 4
     got = count_pit(crop, views=views, broad=True).probabilities
     each = [net.calibrate(net.mean_logits(net.inputs([crop]), views), views, widened=False)[0]
-            for net in (CountNet(PIT_MODEL_PATH), CountNet(BROAD_MODEL_PATH))]
+            for net in (CountNet(MODEL_PATH), CountNet(BROAD_MODEL_PATH))]
     assert not np.allclose(each[0], each[1], atol=1e-3)  # two different networks
     for j, k in ((0, 2), (1, 2), (3, 2), (2, 5)):
         want = np.mean([np.log(p[j] / p[k]) for p in each])
@@ -238,12 +238,12 @@ def test_broad_reading_is_the_geometric_mean_of_the_two_networks() -> None:
     assert got.sum() == pytest.approx(1.0)
 
 
-def test_the_board_pipeline_reads_with_the_board_network_and_count_pit_with_the_other_two(
+def test_the_board_pipeline_reads_with_the_board_network_and_count_pit_adds_the_broad_one(
         monkeypatch) -> None:
     # bao recognize (broad False) runs the board network alone, held to 150 ms a photo;
-    # bao count-pit (broad True) the wider pit network and the broad one
+    # bao count-pit (broad True) the board network and the broad one
     import vision.count as vc
-    from vision.cnn import BROAD_MODEL_PATH, MODEL_PATH, PIT_MODEL_PATH
+    from vision.cnn import BROAD_MODEL_PATH, MODEL_PATH
 
     asked: list = []
     real = vc.load_net
@@ -257,8 +257,8 @@ def test_the_board_pipeline_reads_with_the_board_network_and_count_pit_with_the_
     assert asked == [MODEL_PATH]
     asked.clear()
     count_pits([drawn_pit(2, rng_seed=5)], views=1, broad=True)
-    assert asked == [PIT_MODEL_PATH, BROAD_MODEL_PATH]
-    assert len({MODEL_PATH, PIT_MODEL_PATH, BROAD_MODEL_PATH}) == 3
+    assert asked == [MODEL_PATH, BROAD_MODEL_PATH]
+    assert MODEL_PATH != BROAD_MODEL_PATH
 
 
 def test_broad_reading_with_one_network_twice_is_that_network(monkeypatch) -> None:
