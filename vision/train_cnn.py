@@ -97,9 +97,10 @@ def soft_targets(y: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------- training
 
 
-#: convolutions at each of the network's four scales (64, 32, 16 and 8 px): the shipped
-#: networks' shape. A deeper network (``--stages 1,2,2,2``) starts from a shipped one with
-#: identity convolutions inserted (:func:`deeper`)
+#: convolutions at each of the network's four scales (64, 32, 16 and 8 px) when neither
+#: ``--stages`` nor ``--init`` says: the broad network's shape, and the board network's
+#: until the twenty-fifth session (it has 2, 2, 2, 2 since). A deeper network than its
+#: ``--init`` starts as that model with identity convolutions inserted (:func:`deeper`)
 STAGES = (1, 1, 1, 2)
 
 
