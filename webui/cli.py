@@ -2,13 +2,15 @@
 
 Usage: ``bao COMMAND ...``; ``bao --help`` lists the commands. Every command
 reports bad input as a one-line ``bao: error: ...`` message on stderr with
-exit status 2 and never prints a traceback for it.
+exit status 2 and never prints a traceback for it. Output piped into a reader that
+stops early (``bao ... | head``) ends the command quietly, with status 141.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -43,6 +45,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         status = args.func(args)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
+    except BrokenPipeError:
+        # the reader went away (``bao ... | head``): stop quietly, as Unix tools do, and
+        # send what is still buffered nowhere, so that the exit's flush does not fail too
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, what a shell reports for a tool killed by it
     except (CommandError, ValueError, OSError) as exc:
         # ValueError covers the engine's notation/position errors and bad JSON;
         # OSError covers unreadable files. Both are the user's input, not a bug.

@@ -84,3 +84,21 @@ def test_non_image_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
 def test_missing_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["count-pit", str(tmp_path / "nope.jpg")]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path: Path) -> None:
+    # bao count-pit PIT --json | head -c 1: the pipe closes before the count is written;
+    # no "bao: error: [Errno 32] Broken pipe" and no traceback, status 141 (128 + SIGPIPE)
+    import subprocess
+    import sys
+
+    path = tmp_path / "pit.png"
+    cv2.imwrite(str(path), drawn_pit(2))
+    proc = subprocess.Popen([sys.executable, "-c", "import sys; from webui.cli import main; "
+                             "sys.exit(main(sys.argv[1:]))", "count-pit", str(path), "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader goes away before the command has printed anything
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141
+    assert err == ""
