@@ -14,9 +14,8 @@ averages its logits over turned (and mirrored) copies of the crop, since a pit
 has no preferred direction (``CountConfig.views``, 1 by default for speed;
 ``bao count-pit`` uses 8). It was trained on
 soft targets that widen with the count, because heaped seeds hide each other.
-``bao count-pit`` asks two other networks, a wider one trained on more renders and
-one trained mostly on procedural pits of many looks, and combines the two
-(``broad``; a crop of another board).
+``bao count-pit`` also asks a second network, trained mostly on procedural pits of
+many looks, and combines the two (``broad``; a crop of another board).
 
 A :class:`SeedLook` learned at calibration from the start position (known
 counts 6, 2, 2, 0) holds the seed and floor colours, the seed size and the

@@ -65,9 +65,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="average the counter over this many turned and mirrored views of the "
                         "crop (default 8: one crop is quick)")
     k.add_argument("--networks", choices=("both", "board"), default="both",
-                   help="both (default): a wider network trained on rendered Bao boards and one "
-                        "trained on pits of many looks, their answers combined; board: the board "
-                        "network alone, as bao recognize reads pits")
+                   help="both (default): the board network, trained on rendered Bao boards, and "
+                        "one trained on pits of many looks, their answers combined; board: the "
+                        "board network alone, as bao recognize reads pits")
     k.set_defaults(func=_count_pit)
     # ------------------------------------------------------------------------
 
