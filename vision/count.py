@@ -273,7 +273,7 @@ def count_pits(crops: Sequence[np.ndarray], look: SeedLook | None = None,
     squares = [_square(_check_crop(c)) for c in crops]
     first = np.broadcast_to(np.asarray(CountConfig.views if views is None else views, int),
                             (len(squares),))
-    nets = [load_net(), load_net(BROAD_MODEL_PATH)] if broad else [load_net()]
+    nets = [load_net()] + ([load_net(BROAD_MODEL_PATH)] if broad else [])
     x = nets[0].inputs(squares)
     logits = [net.mean_logits(x, first) for net in nets]
     probs = _combined(nets, logits, first)

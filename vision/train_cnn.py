@@ -108,8 +108,7 @@ def _net(width: int, stages: tuple[int, ...] = STAGES):
     import torch.nn as nn
 
     w = width
-    if len(stages) != 4 or min(stages) < 1:
-        raise ValueError(f"stages: four numbers of convolutions, each 1 or more (got {stages})")
+    check_stages(stages)
 
     def block(cin: int, cout: int) -> list:
         return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU()]
@@ -129,14 +128,20 @@ def _net(width: int, stages: tuple[int, ...] = STAGES):
     )
 
 
+def check_stages(stages: tuple[int, ...]) -> None:
+    """ValueError unless ``stages`` is four numbers of convolutions, each 1 or more."""
+    if len(stages) != 4 or min(stages) < 1:
+        raise ValueError(f"stages: four numbers of convolutions, each 1 or more (got {stages})")
+
+
 def parse_stages(text: str) -> tuple[int, ...]:
     """``--stages`` as given on the command line: four numbers, as 1,2,2,2."""
     try:
         stages = tuple(int(v) for v in text.split(","))
+        check_stages(stages)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"--stages: four whole numbers such as 1,2,2,2, not {text!r}") from None
-    if len(stages) != 4 or min(stages) < 1:
-        raise argparse.ArgumentTypeError(f"--stages: four numbers of 1 or more, such as 1,2,2,2, not {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"--stages: four whole numbers of 1 or more, such as 1,2,2,2, not {text!r}") from None
     return stages
 
 

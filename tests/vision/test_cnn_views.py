@@ -244,7 +244,7 @@ def test_a_widened_model_computes_the_same_logits(tmp_path: Path) -> None:
     ops = [str(o) for o in data["ops"]]
     second = ops[ops.index("pool") + 1]  # the first convolution at half size doubles the width
     assert wide[second + "_w"].shape == (2 * w2, w2, 3, 3)
-    fc = [str(o) for o in data["ops"] if str(o).startswith("fc")]  # the two dense layers
+    fc = [o for o in ops if o.startswith("fc")]  # the two dense layers
     assert wide[fc[0] + "_w"].shape == (4 * w2, 4 * w2) and wide[fc[1] + "_w"].shape == (4 * w2, 41)
     np.savez(tmp_path / "wide.npz", **wide)
     x = np.random.default_rng(4).normal(size=(5, 64, 64, 3)).astype(np.float32)
