@@ -120,6 +120,7 @@ class LocateConfig:
     # refitted (synth_97_0022); 0: off. Not once an earlier lattice fits at pit_scan_early
     # or better (its fit ends the search; the refit would cost 150-350 ms)
     pit_scan_refit: int = 2
+    pit_scan_refit_below: float = 0.5  # ... when its fit scores under this
     # a pit-scan fit whose playing surface is stretched more unevenly than this at its
     # centre (vision.rectify.squash: about the cosine of the camera's tilt from straight
     # down, times the pitch ratio) is not taken. From 45 degrees or higher a board gives
@@ -139,6 +140,16 @@ class LocateConfig:
     # turn, for a board small in the frame (its pits too small for the usual copy): rims
     # on each copy, then dark discs on each when pit_scan_blobs (locate._small_board); () off
     small_board_scan_px: tuple[int, ...] = (720, 960)
+    # the first pit scan unclear: the rims again at once on a copy with this long side
+    # (px), at these radii only (px of that copy), for pits too small for the first
+    # scan (a board far off or small in the frame), with no refits; a fit scoring
+    # pit_scan_early ends the search. It costs 35-145 ms (median ~60) and spares such
+    # boards the outlines' fits (1-5 s). Over 200 renders (small boards of seeds 397
+    # and 409, usual ones of 401, 389 and 347): 16 of 61 unclear first scans end here,
+    # corners 1.0-5.6 px from the truth; radius 8 too gave a clear fit 32 px off
+    # (docs/vision.md, twenty-seventh session). 0: off
+    small_pit_scan_px: int = 720
+    small_pit_scan_radii_px: tuple[int, ...] = (4, 6)
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,8 @@ threshold are in docs/vision.md):
 
 1. **Pits** (:mod:`vision.pit_scan`): pit rims found over the whole image, grown
    into 8 x 4 lattices and fitted; a clear fit (``pit_scan_early``) is taken at
-   once (most photos).
+   once (most photos). When the fit is not clear, the small rims again on a larger
+   copy (:func:`_small_pits`), for a board small in the frame.
 2. **Outlines** (:func:`outline_candidates`). On a downscaled copy, several
    segmentations are made: colour distance from the table (estimated on the
    image border), Otsu on grey in both polarities, closed Canny edges, k-means
@@ -472,6 +473,23 @@ def _small_board(image: np.ndarray, cfg: VisionConfig) -> BoardQuad | None:
     return None
 
 
+def _small_pits(image: np.ndarray, cfg: VisionConfig) -> BoardQuad | None:
+    """The rim scan on a larger copy (``LocateConfig.small_pit_scan_px``), at the small
+    radii ``small_pit_scan_radii_px`` only and with no refits (35-145 ms): pits too
+    small for the first scan's copy. None when off, when the image is no larger than
+    the first scan's copy, or when no lattice fits."""
+    import dataclasses
+
+    lc = cfg.locate
+    side = min(lc.small_pit_scan_px, max(image.shape[:2]))
+    if not lc.small_pit_scan_px or not lc.small_pit_scan_radii_px or side <= lc.pit_scan_long_side_px:
+        return None
+    zoomed = dataclasses.replace(cfg, locate=dataclasses.replace(
+        lc, pit_scan_long_side_px=side, pit_scan_radii_px=lc.small_pit_scan_radii_px, pit_scan_refit=0))
+    found = _pit_scanned(image, zoomed)
+    return None if found is None else dataclasses.replace(found, method=found.method + "_small_pits")
+
+
 def _search(image: np.ndarray, cfg: VisionConfig) -> BoardQuad:
     """:func:`locate_board` at the usual scales (no markers); BoardNotFound if nothing fits."""
     from vision.board import fit_top_face
@@ -486,6 +504,9 @@ def _search(image: np.ndarray, cfg: VisionConfig) -> BoardQuad:
         scan.append(_pit_scanned(image, cfg))
         if scan[0] is not None and scan[0].score >= lc.pit_scan_early:
             return scan[0]
+        tiny = _small_pits(image, cfg)
+        if tiny is not None and tiny.score >= lc.pit_scan_early:
+            return tiny
         if scan[0] is None and lc.pit_scan_blobs and lc.blobs_early > 0:
             # no rim lattice at all: the dark-disc scan, the last resort, is made now
             # (0.2-2 s) and a clear fit from it ends the search. Over 297 renders the
@@ -649,7 +670,7 @@ def _pit_scanned(image: np.ndarray, cfg: VisionConfig, blobs: bool = False) -> B
     for k, (_, hlat) in enumerate(lattices):
         fit = fit_from_lattice(image, hlat, 0.0, cfg)
         clear = best is not None and 0 < cfg.locate.pit_scan_early <= best.grid.score
-        if fit.grid.score < cfg.locate.pit_scan_min_score and k < cfg.locate.pit_scan_refit and not clear:
+        if fit.grid.score < cfg.locate.pit_scan_refit_below and k < cfg.locate.pit_scan_refit and not clear:
             # near the pits but not settled on them: fitted again as an outline would be
             # (150-350 ms; not once an earlier lattice's fit is clear enough to end the search)
             again = fit_top_face(image, fit.corners, fit.aspect, cfg)

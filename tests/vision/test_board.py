@@ -1048,9 +1048,11 @@ def test_a_board_with_an_arm_over_two_columns_is_found_and_the_hand_reported() -
 
 
 def test_no_rim_lattice_runs_the_dark_disc_scan_before_the_outlines(monkeypatch: pytest.MonkeyPatch) -> None:
-    # LocateConfig.blobs_early: the rims give no lattice, so the dark-disc scan (the
-    # last resort) is made at once; a clear fit from it ends the search before any
-    # outline is made. A weaker one waits for the outlines, and is not made twice.
+    # LocateConfig.blobs_early: the rims give no lattice (neither on the 480 px copy
+    # nor, small_pit_scan_px, the small rims on the photo's own 640 px), so the
+    # dark-disc scan (the last resort) is made at once; a clear fit from it ends the
+    # search before any outline is made. A weaker one waits for the outlines, and is
+    # not made twice.
     import dataclasses
 
     import vision.locate
@@ -1063,7 +1065,7 @@ def test_no_rim_lattice_runs_the_dark_disc_scan_before_the_outlines(monkeypatch:
     blob_score = [1.2]
 
     def scanned(img, cfg, blobs=False):  # noqa: ANN001, ANN202
-        calls.append("blobs" if blobs else "rims")
+        calls.append("blobs" if blobs else f"rims{cfg.locate.pit_scan_long_side_px}")
         return BoardQuad(corners, blob_score[0], 2.0, "pit_scan_blobs") if blobs else None
 
     def outlines(img, cfg):  # noqa: ANN001, ANN202
@@ -1073,18 +1075,18 @@ def test_no_rim_lattice_runs_the_dark_disc_scan_before_the_outlines(monkeypatch:
     monkeypatch.setattr(vision.locate, "_pit_scanned", scanned)
     monkeypatch.setattr(vision.locate, "outline_candidates", outlines)
     found = locate_board(image)
-    assert found.method == "pit_scan_blobs" and calls == ["rims", "blobs"]
+    assert found.method == "pit_scan_blobs" and calls == ["rims480", "rims640", "blobs"]
     # a weak dark-disc fit: the outlines are looked at first, then it is taken as before
     calls.clear()
     blob_score[0] = 0.6
     assert locate_board(image).score == 0.6
-    assert calls == ["rims", "blobs", "outlines"]
+    assert calls == ["rims480", "rims640", "blobs", "outlines"]
     # off: the dark-disc scan only after the outlines
     calls.clear()
     late = dataclasses.replace(DEFAULT, locate=dataclasses.replace(DEFAULT.locate, blobs_early=0.0))
     blob_score[0] = 1.2
     assert locate_board(image, late).method == "pit_scan_blobs"
-    assert calls == ["rims", "outlines", "blobs"]
+    assert calls == ["rims480", "rims640", "outlines", "blobs"]
     # and with no fit from either, no board
     monkeypatch.setattr(vision.locate, "_pit_scanned", lambda img, cfg, blobs=False: None)
     with pytest.raises(BoardNotFound):

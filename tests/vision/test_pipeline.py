@@ -182,9 +182,10 @@ def test_board_filling_the_frame_is_read_from_its_pits() -> None:
 
 def test_a_board_small_in_the_frame_is_found_on_a_larger_copy() -> None:
     # A board 180 px long in a 1280 x 720 photo (a wide camera set high): its pits are
-    # 7 px apart on the pit scan's usual 480 px copy, too small to be seen there; once
-    # nothing is found, the scan runs again on larger copies
-    # (LocateConfig.small_board_scan_px). With that off, no board is found.
+    # 7 px apart on the pit scan's usual 480 px copy, too small to be seen there. The
+    # small rims are scanned at once on a 720 px copy (LocateConfig.small_pit_scan_px);
+    # with that off, the scan runs again on larger copies once nothing else is found
+    # (LocateConfig.small_board_scan_px), and with both off no board is found.
     import dataclasses
 
     from vision.config import DEFAULT
@@ -194,13 +195,47 @@ def test_a_board_small_in_the_frame_is_found_on_a_larger_copy() -> None:
     pitch = float(np.median(np.linalg.norm(np.diff(truth[:8], axis=0), axis=1)))
     assert pitch < 25
     found = locate_board(scene.image)
-    assert found.method.endswith("_zoomed")
+    assert found.method == "pit_scan_small_pits"
     rec = recognize(scene.image, counter=counter)
     got = np.array([rec.pit_centers_px[n] for n in HOLES])
     assert np.abs(got - truth).max() < 0.2 * pitch
-    off = dataclasses.replace(DEFAULT, locate=dataclasses.replace(DEFAULT.locate, small_board_scan_px=()))
+    late = dataclasses.replace(DEFAULT, locate=dataclasses.replace(DEFAULT.locate, small_pit_scan_px=0))
+    assert locate_board(scene.image, late).method.endswith("_zoomed")
+    off = dataclasses.replace(late, locate=dataclasses.replace(late.locate, small_board_scan_px=()))
     with pytest.raises(BoardNotFound):
         locate_board(scene.image, off)
+
+
+def test_the_small_pit_scan_looks_at_small_rims_on_a_larger_copy(monkeypatch) -> None:
+    # locate._small_pits: one rim scan (no dark discs) on the 720 px copy at the radii
+    # small_pit_scan_radii_px, with no refits; not made on a photo no larger than the
+    # first scan's copy (480 px), nor when off
+    import dataclasses
+
+    import vision.locate
+    from vision.config import DEFAULT
+
+    calls: list[tuple[int, tuple[int, ...], int, bool]] = []
+    quad = vision.locate.BoardQuad(np.zeros((4, 2)), 1.2, 2.3, "pit_scan")
+
+    def scan(image, cfg, blobs=False):
+        lc = cfg.locate
+        calls.append((lc.pit_scan_long_side_px, lc.pit_scan_radii_px, lc.pit_scan_refit, blobs))
+        return quad
+
+    monkeypatch.setattr(vision.locate, "_pit_scanned", scan)
+    found = vision.locate._small_pits(np.zeros((720, 1280, 3), np.uint8), DEFAULT)
+    assert calls == [(720, (4, 6), 0, False)]
+    assert found is not None and found.method == "pit_scan_small_pits" and found.score == 1.2
+    calls.clear()
+    square = vision.locate._small_pits(np.zeros((600, 600, 3), np.uint8), DEFAULT)
+    assert square is not None and square.method == "pit_scan_small_pits"
+    assert calls == [(600, (4, 6), 0, False)]  # the photo's own size: larger than 480
+    calls.clear()
+    assert vision.locate._small_pits(np.zeros((270, 480, 3), np.uint8), DEFAULT) is None
+    off = dataclasses.replace(DEFAULT, locate=dataclasses.replace(DEFAULT.locate, small_pit_scan_px=0))
+    assert vision.locate._small_pits(np.zeros((720, 1280, 3), np.uint8), off) is None
+    assert calls == []
 
 
 def test_small_board_scans_rims_on_each_copy_then_dark_discs(monkeypatch) -> None:
