@@ -120,7 +120,16 @@ class LocateConfig:
     # refitted (synth_97_0022); 0: off. Not once an earlier lattice fits at pit_scan_early
     # or better (its fit ends the search; the refit would cost 150-350 ms)
     pit_scan_refit: int = 2
-    pit_scan_refit_below: float = 0.5  # ... when its fit scores under this
+    # ... when its fit scores under this; the refit is kept when it scores higher, and
+    # for a fit of pit_scan_min_score or more, only when it scores pit_scan_refit_keep.
+    # Up to 1.0 from 0.5 (twenty-seventh session): a scan fit half a pitch off onto the
+    # far rims (0.51, synth_421_0017, the board's outline lost in a brick floor) refits
+    # to the board (2.29, corners 96 -> 9 px off); a fit of 0.79 beside a hand refitted
+    # a row too large (1.07, synth_421_0030), hence the bar to keep. Over 160 renders
+    # (seeds 409, 389, 347, 401) no board moved out of place and the mean time to find
+    # one fell or held (seed 389: 267 -> 194 ms; small boards, 409: 460 -> 484)
+    pit_scan_refit_below: float = 1.0
+    pit_scan_refit_keep: float = 1.5
     # a pit-scan fit whose playing surface is stretched more unevenly than this at its
     # centre (vision.rectify.squash: about the cosine of the camera's tilt from straight
     # down, times the pitch ratio) is not taken. From 45 degrees or higher a board gives

@@ -674,7 +674,8 @@ def _pit_scanned(image: np.ndarray, cfg: VisionConfig, blobs: bool = False) -> B
             # near the pits but not settled on them: fitted again as an outline would be
             # (150-350 ms; not once an earlier lattice's fit is clear enough to end the search)
             again = fit_top_face(image, fit.corners, fit.aspect, cfg)
-            if again.grid.score > fit.grid.score:
+            if again.grid.score > fit.grid.score and (fit.grid.score < cfg.locate.pit_scan_min_score
+                                                      or again.grid.score >= cfg.locate.pit_scan_refit_keep):
                 fit = again
         if squash(fit.corners, fit.aspect) < cfg.locate.pit_scan_min_squash:
             continue  # no board seen from 45 degrees or higher: a lattice along the pits' diagonals

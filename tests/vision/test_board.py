@@ -640,10 +640,56 @@ def test_a_weak_scan_lattice_is_not_refitted_once_an_earlier_one_fits_clearly(mo
     found = _pit_scanned(image, DEFAULT)
     assert found is not None and found.score == pytest.approx(early + 0.2)
     assert refits == []
-    scores = iter([early - 0.2, 0.1])  # the first not clear: the weak one is refitted, as before
+    scores = iter([early - 0.2, 0.1])  # the first not clear: both are refitted (neither refit is better)
     found = _pit_scanned(image, DEFAULT)
     assert found is not None and found.score == pytest.approx(early - 0.2)
-    assert len(refits) == 1
+    assert len(refits) == 2
+
+
+def test_a_fair_scan_fit_is_refitted_and_kept_only_when_the_refit_is_clear(monkeypatch) -> None:  # noqa: ANN001
+    # LocateConfig.pit_scan_refit_below / pit_scan_refit_keep: a scan fit under 1.0 is
+    # fitted again as an outline would be. A fit under pit_scan_min_score (0.5) takes
+    # any better refit; a fair one (0.5-1.0) only a refit of 1.5 or more: a fit half a
+    # pitch off (0.51) refitted onto the board scored 2.29 (synth_421_0017), a fit
+    # beside a hand refitted a row too large 1.07 (synth_421_0030)
+    import dataclasses
+    from types import SimpleNamespace
+
+    import vision.board
+    import vision.pit_scan
+    from vision.locate import _pit_scanned
+
+    corners = np.array([[100, 100], [500, 100], [500, 250], [100, 250]], np.float64)
+    moved = corners + 20.0
+    first = [0.0]
+    again = [0.0]
+
+    def lattice_fit(image, hlat, gap, cfg, lap=None):  # noqa: ANN001, ANN202
+        return SimpleNamespace(grid=SimpleNamespace(score=first[0]), corners=corners, aspect=2.5)
+
+    def refit(image, quad, aspect, cfg, **kw):  # noqa: ANN001, ANN003, ANN202
+        return SimpleNamespace(grid=SimpleNamespace(score=again[0]), corners=moved, aspect=aspect)
+
+    monkeypatch.setattr(vision.board, "fit_from_lattice", lattice_fit)
+    monkeypatch.setattr(vision.board, "fit_top_face", refit)
+    monkeypatch.setattr(vision.pit_scan, "pit_lattices", lambda *a, **k: [(30, np.eye(3))])
+    image = np.zeros((400, 640, 3), np.uint8)
+
+    def scanned(a: float, b: float, cfg=DEFAULT):  # noqa: ANN001, ANN202
+        first[0], again[0] = a, b
+        return _pit_scanned(image, cfg)
+
+    fixed = scanned(0.51, 2.29)
+    assert fixed is not None and fixed.score == pytest.approx(2.29) and np.array_equal(fixed.corners, moved)
+    kept = scanned(0.79, 1.07)
+    assert kept is not None and kept.score == pytest.approx(0.79) and np.array_equal(kept.corners, corners)
+    weak = scanned(0.3, 0.6)  # under pit_scan_min_score: any better refit, as before
+    assert weak is not None and weak.score == pytest.approx(0.6)
+    clear = scanned(1.1, 2.0)  # at 1.0 or more: not refitted
+    assert clear is not None and clear.score == pytest.approx(1.1)
+    old = dataclasses.replace(DEFAULT, locate=dataclasses.replace(DEFAULT.locate, pit_scan_refit_below=0.5))
+    before = scanned(0.51, 2.29, old)  # the bar before the twenty-seventh session
+    assert before is not None and before.score == pytest.approx(0.51)
 
 
 def test_a_clear_scan_fit_ends_the_scan_before_the_later_lattices(monkeypatch) -> None:  # noqa: ANN001
