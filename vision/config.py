@@ -113,7 +113,7 @@ class LocateConfig:
     # round the outer pits (seed 97) were found 36 -> 40 of 40 (fits 1.06-3.0); with the
     # bar at the 0.5 above, a lattice of dark blobs on one of 65 bare tables (0: never)
     pit_scan_cut_min: float = 1.0
-    # a pit-scan lattice whose fit scores under pit_scan_min_score is fitted again as a
+    # a pit-scan lattice whose fit scores under pit_scan_refit_below is fitted again as a
     # top face from that fit's corners (the comb, restarts and nominal start of an
     # outline's fit), for the first this many lattices: a board whose outline merges with
     # the table and a hand gave a scan lattice a few px off scoring 0.09, and 1.29 so
@@ -126,8 +126,9 @@ class LocateConfig:
     # far rims (0.51, synth_421_0017, the board's outline lost in a brick floor) refits
     # to the board (2.29, corners 96 -> 9 px off); a fit of 0.79 beside a hand refitted
     # a row too large (1.07, synth_421_0030), hence the bar to keep. Over 160 renders
-    # (seeds 409, 389, 347, 401) no board moved out of place and the mean time to find
-    # one fell or held (seed 389: 267 -> 194 ms; small boards, 409: 460 -> 484)
+    # (seeds 409, 389, 347, 401) no board moved out of place; the mean time to find one
+    # fell on three sets (seed 389: 267 -> 194 ms) and rose 5 % on small boards (409:
+    # 460 -> 484 ms)
     pit_scan_refit_below: float = 1.0
     pit_scan_refit_keep: float = 1.5
     # a pit-scan fit whose playing surface is stretched more unevenly than this at its
@@ -152,7 +153,7 @@ class LocateConfig:
     # the first pit scan unclear: the rims again at once on a copy with this long side
     # (px), at these radii only (px of that copy), for pits too small for the first
     # scan (a board far off or small in the frame), with no refits; a fit scoring
-    # pit_scan_early ends the search. It costs 35-145 ms (median ~60) and spares such
+    # pit_scan_early ends the search. It costs 34-145 ms (median 58) and spares such
     # boards the outlines' fits (1-5 s). Over 200 renders (small boards of seeds 397
     # and 409, usual ones of 401, 389 and 347): 16 of 61 unclear first scans end here,
     # corners 1.0-5.6 px from the truth; radius 8 too gave a clear fit 32 px off
