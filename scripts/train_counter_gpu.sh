@@ -19,11 +19,13 @@
 # `train_cnn temper`, `widen` and `onnx`, and compare it on fresh renders with
 # benchmarks/counter_models.py.
 #
-# What travels to the machine is at most 64 MiB with the repository (about 26 MiB), so
-# about six render folders of 40 fit in one call, and the cut crops are not kept for the
-# next call: more folders take a second call that starts from the first's model
-# (INIT=OUT_1/B.npz RUNS="B2:32:5e-4"). Used on 2026-11-26 (one H200) and 2026-11-27
-# (one H100): docs/counting.md, "Trained on a GPU" and "Twice the boards".
+# What travels to the machine is at most 64 MiB with the repository (about 25 MiB), so
+# seven render folders of 40 (about 5 MB each) fit in one call beside the choosing set
+# and INIT, and the cut crops are not kept for the next call: more folders take a
+# second call that starts from the first's model (INIT=OUT_1/B.npz RUNS="B2:32:5e-4").
+# Used on 2026-11-26 (one H200) and 2026-11-27 (one H100, three sessions):
+# docs/counting.md, "Trained on a GPU", "Twice the boards", "A deeper network" and
+# "Twenty-seventh session".
 set -u
 cd "$(dirname "$0")/.."
 : "${OUT:?set OUT to the folder for the models}"
