@@ -475,7 +475,7 @@ def _small_board(image: np.ndarray, cfg: VisionConfig) -> BoardQuad | None:
 
 def _small_pits(image: np.ndarray, cfg: VisionConfig) -> BoardQuad | None:
     """The rim scan on a larger copy (``LocateConfig.small_pit_scan_px``), at the small
-    radii ``small_pit_scan_radii_px`` only and with no refits (35-145 ms): pits too
+    radii ``small_pit_scan_radii_px`` only and with no refits (34-145 ms): pits too
     small for the first scan's copy. None when off, when the image is no larger than
     the first scan's copy, or when no lattice fits."""
     import dataclasses
