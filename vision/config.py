@@ -160,6 +160,8 @@ class LocateConfig:
     # (docs/vision.md, twenty-seventh session). 0: off
     small_pit_scan_px: int = 720
     small_pit_scan_radii_px: tuple[int, ...] = (4, 6)
+    # the small rims scanned before the first scan's weak fits are refitted (False: after)
+    small_pits_before_refits: bool = True
 
 
 @dataclass(frozen=True)

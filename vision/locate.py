@@ -501,12 +501,20 @@ def _search(image: np.ndarray, cfg: VisionConfig) -> BoardQuad:
         # half of 160 renders the strongest outline's first fit failed and the scan found
         # the board after it; scanning first, 129 of 160 end here, the same boards are
         # found and the median time falls by ~20-30 ms (docs/vision.md, seventh session)
-        scan.append(_pit_scanned(image, cfg))
-        if scan[0] is not None and scan[0].score >= lc.pit_scan_early:
-            return scan[0]
+        memo: dict[str, Any] = {}
+        first = _pit_scanned(image, cfg, memo=memo, refit=not lc.small_pits_before_refits)
+        if first is not None and first.score >= lc.pit_scan_early:
+            return first
         tiny = _small_pits(image, cfg)
         if tiny is not None and tiny.score >= lc.pit_scan_early:
             return tiny
+        if lc.small_pits_before_refits:
+            # the first scan's weak fits refitted only now (150-350 ms each), its
+            # lattices and first fits kept from above
+            first = _pit_scanned(image, cfg, memo=memo)
+            if first is not None and first.score >= lc.pit_scan_early:
+                return first
+        scan.append(first)
         if scan[0] is None and lc.pit_scan_blobs and lc.blobs_early > 0:
             # no rim lattice at all: the dark-disc scan, the last resort, is made now
             # (0.2-2 s) and a clear fit from it ends the search. Over 297 renders the
@@ -657,20 +665,30 @@ def _verified(image: np.ndarray, ranked: list[tuple[float, np.ndarray, str]], sc
     return BoardQuad(fit.corners, score, fit.aspect, name, fit)
 
 
-def _pit_scanned(image: np.ndarray, cfg: VisionConfig, blobs: bool = False) -> BoardQuad | None:
+def _pit_scanned(image: np.ndarray, cfg: VisionConfig, blobs: bool = False,
+                 memo: dict[str, Any] | None = None, refit: bool = True) -> BoardQuad | None:
     """The best top-face fit started from the pits alone (:mod:`vision.pit_scan`;
     ``blobs``: dark-disc candidates instead of rims), when it scores at least
-    ``LocateConfig.pit_scan_min_score``."""
+    ``LocateConfig.pit_scan_min_score``. ``refit`` False: no lattice's fit is fitted
+    again (``pit_scan_refit``); ``memo``: a dict kept between calls on the same image
+    and settings, holding the lattices and their first fits, so that a scan made first
+    without refits costs little more once they are made."""
     from vision.board import fit_from_lattice, fit_top_face
     from vision.pit_scan import pit_lattices
 
     h, w = image.shape[:2]
     best = None
-    lattices = pit_lattices(image, cfg.locate, cfg.grid.gradient_log_offset, blobs=blobs)
-    for k, (_, hlat) in enumerate(lattices):
-        fit = fit_from_lattice(image, hlat, 0.0, cfg)
+    memo = {} if memo is None else memo
+    if "lattices" not in memo:
+        memo["lattices"] = pit_lattices(image, cfg.locate, cfg.grid.gradient_log_offset, blobs=blobs)
+    fits: dict[int, Any] = memo.setdefault("fits", {})
+    for k, (_, hlat) in enumerate(memo["lattices"]):
+        if k not in fits:
+            fits[k] = fit_from_lattice(image, hlat, 0.0, cfg)
+        fit = fits[k]
         clear = best is not None and 0 < cfg.locate.pit_scan_early <= best.grid.score
-        if fit.grid.score < cfg.locate.pit_scan_refit_below and k < cfg.locate.pit_scan_refit and not clear:
+        if (refit and fit.grid.score < cfg.locate.pit_scan_refit_below and k < cfg.locate.pit_scan_refit
+                and not clear):
             # near the pits but not settled on them: fitted again as an outline would be
             # (150-350 ms; not once an earlier lattice's fit is clear enough to end the search)
             again = fit_top_face(image, fit.corners, fit.aspect, cfg)

@@ -692,6 +692,62 @@ def test_a_fair_scan_fit_is_refitted_and_kept_only_when_the_refit_is_clear(monke
     assert before is not None and before.score == pytest.approx(0.51)
 
 
+def test_the_small_rims_are_scanned_before_the_first_scans_refits(monkeypatch) -> None:  # noqa: ANN001
+    # LocateConfig.small_pits_before_refits: the first scan's lattices are fitted, the
+    # small rims (locate._small_pits, ~60 ms) are scanned, and only then are the weak
+    # fits refitted (150-350 ms each: 0.3-1.4 s spent so on small boards of seed 433
+    # that the small rims then found). The lattices and their first fits are made once.
+    import dataclasses
+    from types import SimpleNamespace
+
+    import vision.board
+    import vision.locate
+    import vision.pit_scan
+    from vision.locate import BoardQuad, locate_board
+
+    corners = np.array([[100, 100], [500, 100], [500, 250], [100, 250]], np.float64)
+    calls: list[str] = []
+    small: list[BoardQuad | None] = [BoardQuad(corners + 3.0, 1.3, 2.5, "pit_scan_small_pits")]
+
+    def lattices(*a, **k):  # noqa: ANN002, ANN003, ANN202
+        calls.append("lattices")
+        return [(30, np.eye(3)), (28, np.eye(3))]
+
+    def first_fit(image, hlat, gap, cfg, lap=None):  # noqa: ANN001, ANN202
+        calls.append("fit")
+        return SimpleNamespace(grid=SimpleNamespace(score=0.3), corners=corners, aspect=2.5)
+
+    def refit(image, quad, aspect, cfg, **kw):  # noqa: ANN001, ANN003, ANN202
+        calls.append("refit")
+        return SimpleNamespace(grid=SimpleNamespace(score=0.8), corners=quad, aspect=aspect)
+
+    def small_pits(image, cfg):  # noqa: ANN001, ANN202
+        calls.append("small")
+        return small[0]
+
+    monkeypatch.setattr(vision.pit_scan, "pit_lattices", lattices)
+    monkeypatch.setattr(vision.board, "fit_from_lattice", first_fit)
+    monkeypatch.setattr(vision.board, "fit_top_face", refit)
+    monkeypatch.setattr(vision.locate, "_small_pits", small_pits)
+    monkeypatch.setattr(vision.locate, "outline_candidates", lambda img, cfg: ([], img, 1.0))
+    image = np.zeros((400, 640, 3), np.uint8)
+    found = locate_board(image)
+    assert found.method == "pit_scan_small_pits" and calls == ["lattices", "fit", "fit", "small"]
+    # the small rims find nothing: the weak fits are refitted now, from the same
+    # lattices and fits, and the better refit is what the search falls back on
+    calls.clear()
+    small[0] = None
+    found = locate_board(image)
+    assert calls == ["lattices", "fit", "fit", "small", "refit", "refit"]
+    assert found.method == "pit_scan" and found.score == pytest.approx(0.8)
+    # off: the refits first, as before the twenty-eighth session
+    calls.clear()
+    small[0] = BoardQuad(corners + 3.0, 1.3, 2.5, "pit_scan_small_pits")
+    off = dataclasses.replace(DEFAULT, locate=dataclasses.replace(DEFAULT.locate, small_pits_before_refits=False))
+    assert locate_board(image, off).method == "pit_scan_small_pits"
+    assert calls == ["lattices", "fit", "refit", "fit", "refit", "small"]
+
+
 def test_a_clear_scan_fit_ends_the_scan_before_the_later_lattices(monkeypatch) -> None:  # noqa: ANN001
     # LocateConfig.pit_scan_enough: each later lattice costs a fit (~30 ms)
     import dataclasses
@@ -1110,7 +1166,7 @@ def test_no_rim_lattice_runs_the_dark_disc_scan_before_the_outlines(monkeypatch:
     calls: list[str] = []
     blob_score = [1.2]
 
-    def scanned(img, cfg, blobs=False):  # noqa: ANN001, ANN202
+    def scanned(img, cfg, blobs=False, memo=None, refit=True):  # noqa: ANN001, ANN202
         calls.append("blobs" if blobs else f"rims{cfg.locate.pit_scan_long_side_px}")
         return BoardQuad(corners, blob_score[0], 2.0, "pit_scan_blobs") if blobs else None
 
@@ -1121,20 +1177,21 @@ def test_no_rim_lattice_runs_the_dark_disc_scan_before_the_outlines(monkeypatch:
     monkeypatch.setattr(vision.locate, "_pit_scanned", scanned)
     monkeypatch.setattr(vision.locate, "outline_candidates", outlines)
     found = locate_board(image)
-    assert found.method == "pit_scan_blobs" and calls == ["rims480", "rims640", "blobs"]
+    # (the first scan's refits, small_pits_before_refits, after the small rims)
+    assert found.method == "pit_scan_blobs" and calls == ["rims480", "rims640", "rims480", "blobs"]
     # a weak dark-disc fit: the outlines are looked at first, then it is taken as before
     calls.clear()
     blob_score[0] = 0.6
     assert locate_board(image).score == 0.6
-    assert calls == ["rims480", "rims640", "blobs", "outlines"]
+    assert calls == ["rims480", "rims640", "rims480", "blobs", "outlines"]
     # off: the dark-disc scan only after the outlines
     calls.clear()
     late = dataclasses.replace(DEFAULT, locate=dataclasses.replace(DEFAULT.locate, blobs_early=0.0))
     blob_score[0] = 1.2
     assert locate_board(image, late).method == "pit_scan_blobs"
-    assert calls == ["rims480", "rims640", "outlines", "blobs"]
+    assert calls == ["rims480", "rims640", "rims480", "outlines", "blobs"]
     # and with no fit from either, no board
-    monkeypatch.setattr(vision.locate, "_pit_scanned", lambda img, cfg, blobs=False: None)
+    monkeypatch.setattr(vision.locate, "_pit_scanned", lambda img, cfg, blobs=False, memo=None, refit=True: None)
     with pytest.raises(BoardNotFound):
         locate_board(image)
 
