@@ -502,19 +502,19 @@ def _search(image: np.ndarray, cfg: VisionConfig) -> BoardQuad:
         # the board after it; scanning first, 129 of 160 end here, the same boards are
         # found and the median time falls by ~20-30 ms (docs/vision.md, seventh session)
         memo: dict[str, Any] = {}
-        first = _pit_scanned(image, cfg, memo=memo, refit=not lc.small_pits_before_refits)
-        if first is not None and first.score >= lc.pit_scan_early:
-            return first
+        rims = _pit_scanned(image, cfg, memo=memo, refit=not lc.small_pits_before_refits)
+        if rims is not None and rims.score >= lc.pit_scan_early:
+            return rims
         tiny = _small_pits(image, cfg)
         if tiny is not None and tiny.score >= lc.pit_scan_early:
             return tiny
         if lc.small_pits_before_refits:
-            # the first scan's weak fits refitted only now (150-350 ms each), its
-            # lattices and first fits kept from above
-            first = _pit_scanned(image, cfg, memo=memo)
-            if first is not None and first.score >= lc.pit_scan_early:
-                return first
-        scan.append(first)
+            # the rims scan's weak fits refitted only now (150-350 ms each), its
+            # lattices and rims fits kept from above
+            rims = _pit_scanned(image, cfg, memo=memo)
+            if rims is not None and rims.score >= lc.pit_scan_early:
+                return rims
+        scan.append(rims)
         if scan[0] is None and lc.pit_scan_blobs and lc.blobs_early > 0:
             # no rim lattice at all: the dark-disc scan, the last resort, is made now
             # (0.2-2 s) and a clear fit from it ends the search. Over 297 renders the
