@@ -509,8 +509,8 @@ def _search(image: np.ndarray, cfg: VisionConfig) -> BoardQuad:
         if tiny is not None and tiny.score >= lc.pit_scan_early:
             return tiny
         if lc.small_pits_before_refits:
-            # the rims scan's weak fits refitted only now (150-350 ms each), its
-            # lattices and rims fits kept from above
+            # the first scan's weak fits refitted only now (150-350 ms each), its
+            # lattices and first fits kept from above
             rims = _pit_scanned(image, cfg, memo=memo)
             if rims is not None and rims.score >= lc.pit_scan_early:
                 return rims
