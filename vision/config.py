@@ -161,8 +161,8 @@ class LocateConfig:
     small_pit_scan_px: int = 720
     small_pit_scan_radii_px: tuple[int, ...] = (4, 6)
     # the small rims scanned before the first scan's weak fits are refitted (False:
-    # after). On seed 433's small boards the refits had spent 0.3-1.4 s on five boards
-    # the small rims then found; with this, 1.3-0.10 s. Median time to find a small
+    # after). Five small boards of seed 433 that the small rims find took 0.4-1.3 s
+    # to find, the refits first; with this, 0.10-0.18 s. Median time to find a small
     # board (locate_board alone, interleaved): 128 -> 100 ms on seed 433, 74 on 409
     # either way; usual boards unchanged (docs/vision.md, twenty-eighth session)
     small_pits_before_refits: bool = True
