@@ -395,7 +395,9 @@ def _continues(table: np.ndarray, cfg: GridConfig, unseen: np.ndarray | None = N
     off the image; with ``continues_unseen``, once a side in view goes on, the
     sides off the image count as going on too: a pattern cut by the image's edge
     has no end to see. (Not without one: a board filling the frame has its margins
-    off the image, and its pits end at every side in view.)"""
+    off the image, and its pits end at every side in view.) Once one side in view
+    goes on, a second one in view at ``continues_also`` x or more goes on too: a
+    brick pattern seen through the lattice lines beyond rows lifts them less."""
     levels = _line_levels(table)
     if levels is None:
         return False
@@ -403,7 +405,8 @@ def _continues(table: np.ndarray, cfg: GridConfig, unseen: np.ndarray | None = N
     beyond = np.array([col[0], col[-1], row[0], row[-1]])
     off = np.zeros(4, bool) if unseen is None or not cfg.continues_unseen else np.asarray(unseen, bool)
     going = int(np.sum((beyond >= cfg.continues_beyond) & ~off))
-    return going >= 2 or (going >= 1 and going + int(off.sum()) >= 2)
+    fainter = int(np.sum((beyond >= cfg.continues_also) & ~off)) if cfg.continues_also > 0 else 0
+    return going >= 2 or (going >= 1 and (going + int(off.sum()) >= 2 or fainter >= 2))
 
 
 def unseen_sides(m: np.ndarray, gap: float, shape: tuple[int, ...], cfg: GridConfig) -> np.ndarray:
@@ -429,6 +432,48 @@ def _outer_line_void(table: np.ndarray, cfg: GridConfig) -> bool:
     return bool(min(col[1], col[-2], row[1], row[-2]) < cfg.edge_void)
 
 
+def _end_covered(table: np.ndarray, void: np.ndarray, view: np.ndarray, gx: np.ndarray,
+                 points: np.ndarray, between: np.ndarray, cfg: GridConfig) -> bool:
+    """Whether the outer lines void of pits (:func:`_outer_line_void`) are one end
+    column only, lying with its void neighbours (``void``, :func:`void_columns`)
+    under an arm (``GridConfig.covered_ends``): a hand over the end of the board
+    hides that column's rims while the lattice is on the pits (synth_431_0039,
+    synth_347_0001). Each such column must look unlike the board's surface
+    (:func:`column_unlikeness`, ``covered_end_unlike``), and no straight edge may
+    run along the end column, from the next column's rims to past the void column's
+    centre (``covered_end_edge_max``: the mean x-gradient down the four rows, over
+    the view's mean absolute one): a lattice one pitch off the board's end, the real
+    end column hidden by a hand beyond its other end, has its void column on the
+    margin and the table, and the board's end edge across it (7.8 and 21 against 1.7
+    and 2.2 for the two arms above). The shifts have run already: a lattice one pitch
+    off with pits beyond its other side has been moved. ``gx``: the view's x-gradient."""
+    levels = _line_levels(table)
+    if not cfg.covered_ends or levels is None:
+        return False
+    col, row = levels
+    if min(row[1], row[-2]) < cfg.edge_void:
+        return False  # a row void: an arm lies across the columns, not along one
+    first, last = col[1] < cfg.edge_void, col[-2] < cfg.edge_void
+    if first == last:
+        return False
+    cols = np.array(sorted(set(int(c) for c in void) | {0 if first else 7}))
+    if len(cols) > cfg.covered_columns_max or np.any(np.diff(cols) != 1) or (cols.min() <= 0 and cols.max() >= 7):
+        return False
+    far = column_unlikeness(view, points, between, cfg.lattice_pitch_px, cols, cols)
+    if far is None or not bool(np.all(far >= cfg.covered_end_unlike)):  # (NaN: a cell off the view)
+        return False
+    p = cfg.lattice_pitch_px
+    cells = np.asarray(points, float).reshape(4, 8, 2)
+    xs = cells[0, :, 0]
+    y0, y1 = int(max(cells[0, 0, 1] - 0.4 * p, 0)), int(cells[3, 0, 1] + 0.4 * p)
+    x0, x1 = (xs[0] - 0.3 * p, xs[1] - 0.4 * p) if first else (xs[6] + 0.4 * p, xs[7] + 0.3 * p)
+    x0, x1 = int(max(x0, 0)), int(min(x1, gx.shape[1]))
+    if x1 <= x0 or y1 <= y0:
+        return False
+    along = np.abs(gx[y0:y1, x0:x1].mean(axis=0)) / (float(np.abs(gx).mean()) + 1e-9)
+    return float(along.max()) <= cfg.covered_end_edge_max
+
+
 def void_columns(table: np.ndarray, cfg: GridConfig) -> np.ndarray:
     """The lattice columns (0..7) whose second-strongest pit (from
     :func:`line_evidence`) is below ``column_void`` x the lattice's median. Every
@@ -443,26 +488,36 @@ def void_columns(table: np.ndarray, cfg: GridConfig) -> np.ndarray:
 
 
 def covered_columns(view: np.ndarray, points: np.ndarray, between: np.ndarray, pitch: float,
-                    cols: np.ndarray, cfg: GridConfig) -> bool:
+                    cols: np.ndarray, cfg: GridConfig, ends: bool = False) -> bool:
     """Whether the void columns ``cols`` of a lattice are hidden under something lying
     over the board (an arm, a sleeve) rather than being wood between pits: at most
     ``covered_columns_max`` neighbouring inner columns (an arm is one piece; a
     lattice of the wrong pitch leaves columns apart, and one pitch off, an outer
-    line), each looking unlike the board's surface. ``view``: the lattice view
-    (BGR), ``points``: its 32 lattice points (px, row by row), ``between``: the 21
-    points on the surface between four pits (3 rows x 7, row by row). A column's
-    unlikeness is the median, over its four cells, of the L1 Lab distance of a
-    cell's mean (a square of 0.6 pitch) from the median of the surface points not
-    beside a void column, in units of those points' own 75th percentile distance;
-    each must reach ``covered_unlike``.
+    line), each looking unlike the board's surface by ``covered_unlike``
+    (:func:`column_unlikeness`). ``ends``: the run may take in one end column (an
+    arm reaching over the board's end: :func:`_end_covered`).
 
     On about 1000 renders, the two arms over two columns that hid a board scored
     2.1-5.7 in each column; on 65 bare tables, lattices with neighbouring void
     columns scored at most 0.86 in their weaker column (1.96 in a stronger one)."""
     cols = np.sort(np.asarray(cols, int))
-    if (len(cols) > cfg.covered_columns_max or cols.min() <= 0 or cols.max() >= 7
-            or np.any(np.diff(cols) != 1)):
+    if (len(cols) > cfg.covered_columns_max or np.any(np.diff(cols) != 1)
+            or (cols.min() <= 0 or cols.max() >= 7) and not (ends and (cols.min() > 0 or cols.max() < 7))):
         return False
+    far = column_unlikeness(view, points, between, pitch, cols, cols)
+    return far is not None and bool(np.all(far >= cfg.covered_unlike))  # (NaN: a cell off the view)
+
+
+def column_unlikeness(view: np.ndarray, points: np.ndarray, between: np.ndarray, pitch: float,
+                      void: np.ndarray, cols: np.ndarray) -> np.ndarray | None:
+    """How unlike the board's surface each lattice column of ``cols`` (0..7) looks,
+    the surface taken away from the ``void`` columns (an arm covers the wood beside
+    them too). ``view``: the lattice view (BGR), ``points``: its 32 lattice
+    points (px, row by row), ``between``: the 21 points on the surface between four
+    pits (3 rows x 7, row by row). A column's unlikeness is the median, over its four
+    cells, of the L1 Lab distance of a cell's mean (a square of 0.6 pitch) from the
+    median of the surface points, in units of those points' own 75th percentile
+    distance (NaN for a cell off the view). None when the surface points leave the view."""
     lab = cv2.cvtColor(view.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
     r = max(1, int(round(0.3 * pitch)))
 
@@ -471,19 +526,20 @@ def covered_columns(view: np.ndarray, points: np.ndarray, between: np.ndarray, p
         patch = lab[max(y - r, 0):y + r + 1, max(x - r, 0):x + r + 1]
         return patch.reshape(-1, 3).mean(axis=0) if patch.size else np.full(3, np.nan)
 
-    # the surface away from the void columns (an arm covers the wood beside them too)
-    gaps = np.array([j for j in range(7) if j not in cols and j + 1 not in cols])
+    void = np.asarray(void, int)
+    gaps = np.array([j for j in range(7) if j not in void and j + 1 not in void])
+    if len(gaps) == 0:
+        return None
     surface = np.array([mean_at(q) for q in np.asarray(between, float).reshape(3, 7, 2)[:, gaps].reshape(-1, 2)])
     if np.isnan(surface).any():
-        return False
+        return None
     ref = np.median(surface, axis=0)
     spread = max(float(np.percentile(np.abs(surface - ref).sum(axis=1), 75)), 1.0)
     cells = np.asarray(points, float).reshape(4, 8, 2)
-    for c in cols:
-        far = [float(np.abs(mean_at(q) - ref).sum()) / spread for q in cells[:, c]]
-        if not float(np.median(far)) >= cfg.covered_unlike:  # (NaN: a cell off the view)
-            return False
-    return True
+    out = []
+    for c in np.asarray(cols, int):
+        out.append(float(np.median([float(np.abs(mean_at(q) - ref).sum()) / spread for q in cells[:, c]])))
+    return np.array(out)
 
 
 def refine_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: GridConfig = DEFAULT.grid,
@@ -949,10 +1005,10 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
         score = 0.0  # a lattice folded onto an edge or a line is no board
     if _continues(table, gc, unseen_sides(m, gap, image.shape, gc)):
         score = 0.0  # tiles or a pattern going on beyond the lattice: no board
-    if _outer_line_void(table, gc):
-        score = 0.0  # a lattice line on the margin: one pitch off, or astride a hand
     void = void_columns(table, gc)
-    if len(void) >= 2 and not covered_columns(lview, nominal, between, p, void, gc):
+    if _outer_line_void(table, gc) and not _end_covered(table, void, lview, gx, nominal, between, gc):
+        score = 0.0  # a lattice line on the margin: one pitch off, or astride a hand
+    if len(void) >= 2 and not covered_columns(lview, nominal, between, p, void, gc, ends=gc.covered_ends):
         score = 0.0  # whole columns between the pits: the wrong column pitch
     in_image = to_image(centres.reshape(-1, 2), m)
     if not np.all((in_image >= 0) & (in_image <= (image.shape[1] - 1, image.shape[0] - 1))):

@@ -303,8 +303,22 @@ class GridConfig:
     # unlike the board's surface by this much (an arm over the board: vision.board.covered_columns)
     covered_columns_max: int = 3
     covered_unlike: float = 2.0
+    # ... and such a run may take in one end column: an arm over the board's end hides
+    # that column's rims, and the outer line void of pits (edge_void) is not then taken
+    # for a lattice one pitch off (synth_431_0039, synth_347_0001; False: never). Over
+    # 962 renders of 25 sets, boards found 958 -> 961 (in place 928 -> 931, with
+    # continues_also; none moved), the same one false board on 169 bare tables
+    # (docs/vision.md, twenty-eighth session)
+    covered_ends: bool = True
+    covered_end_unlike: float = 1.0  # ... each such column this unlike the surface (vision.board._end_covered)
+    covered_end_edge_max: float = 4.0  # ... and no straight edge stronger than this along it (the board's end)
     continues_beyond: float = 0.4  # lines beyond 2+ sides with this x the lattice's rim evidence: tiles, no board
     continues_unseen: bool = True  # ... once one in view goes on, counting the lines beyond the lattice off the image as going on
+    # tiles too: lines beyond one side with continues_beyond and another in view with this (0: off).
+    # A lattice refitted onto a brick floor beside a board under a hand scored 1.0 with
+    # the lines beyond it at 0.87, 0.38, 0.32 and 0.16 (synth_431_0027); on 311 boards
+    # found in place (nine render sets) the second-highest of the four is 0.18 at most
+    continues_also: float = 0.3
     gap_steps: tuple[float, ...] = tuple(0.03 * i for i in range(21))  # middle gap / row pitch tried
     surface_gap_frac: float = 0.12  # surface edges searched from this / pitch beyond the pits' rims
     # opposite margins (beyond the outer rims) differing by more than this / pitch: the wider
