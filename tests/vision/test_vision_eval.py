@@ -242,3 +242,23 @@ def test_blur_fit_finds_softening_that_lowers_the_log_loss_of_blurred_readings(t
     assert blurred["shipped"]["log_loss"] < blurred["raw"]["log_loss"]
     assert blurred["shipped"]["exact"] == blurred["raw"]["exact"]  # the most likely counts stay
     assert sharp["shipped"]["log_loss"] == pytest.approx(sharp["raw"]["log_loss"], abs=0.02)
+
+
+def test_locate_variants_parses_settings_and_names_a_wrong_one() -> None:
+    import argparse
+
+    mod = _load("locate_variants")
+    name, changes = mod.parse_variant("old:grid.continues_also=0,grid.covered_ends=False,locate.small_pit_scan_radii_px=(4, 6)")
+    assert name == "old"
+    assert changes == {"grid": {"continues_also": 0, "covered_ends": False},
+                       "locate": {"small_pit_scan_radii_px": (4, 6)}}
+    cfg = mod.build_config(changes)
+    assert cfg.grid.continues_also == 0 and cfg.grid.covered_ends is False
+    assert mod.parse_variant("new:") == ("new", {})
+    for bad in ("grid.covered_ends=1", "x:covered_ends=1", "x:grid.covered_ends", "x:grid.a=not a literal"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            mod.parse_variant(bad)
+    with pytest.raises(SystemExit, match="no setting grid.nope"):
+        mod.build_config({"grid": {"nope": 1}})
+    with pytest.raises(SystemExit, match="no settings section"):
+        mod.build_config({"gird": {"x": 1}})
