@@ -6,7 +6,8 @@ threshold are in docs/vision.md):
 1. **Pits** (:mod:`vision.pit_scan`): pit rims found over the whole image, grown
    into 8 x 4 lattices and fitted; a clear fit (``pit_scan_early``) is taken at
    once (most photos). When the fit is not clear, the small rims again on a larger
-   copy (:func:`_small_pits`), for a board small in the frame.
+   copy (:func:`_small_pits`), for a board small in the frame; then the first
+   scan's weak fits are fitted again as an outline would be (``pit_scan_refit``).
 2. **Outlines** (:func:`outline_candidates`). On a downscaled copy, several
    segmentations are made: colour distance from the table (estimated on the
    image border), Otsu on grey in both polarities, closed Canny edges, k-means
