@@ -723,7 +723,7 @@ def test_a_fair_scan_fit_is_refitted_and_kept_only_when_the_refit_is_clear(monke
 def test_the_small_rims_are_scanned_before_the_first_scans_refits(monkeypatch) -> None:  # noqa: ANN001
     # LocateConfig.small_pits_before_refits: the first scan's lattices are fitted, the
     # small rims (locate._small_pits, ~60 ms) are scanned, and only then are the weak
-    # fits refitted (150-350 ms each: 0.3-1.4 s spent so on small boards of seed 433
+    # fits refitted (150-350 ms each: 0.4-1.3 s spent so on five small boards of seed 433
     # that the small rims then found). The lattices and their first fits are made once.
     import dataclasses
     from types import SimpleNamespace
