@@ -457,12 +457,9 @@ def _end_covered(table: np.ndarray, void: np.ndarray, view: np.ndarray, gx: np.n
     if first == last:
         return False
     cols = np.array(sorted(set(int(c) for c in void) | {0 if first else 7}))
-    if len(cols) > cfg.covered_columns_max or np.any(np.diff(cols) != 1) or (cols.min() <= 0 and cols.max() >= 7):
-        return False
-    far = column_unlikeness(view, points, between, cfg.lattice_pitch_px, cols, cols)
-    if far is None or not bool(np.all(far >= cfg.covered_end_unlike)):  # (NaN: a cell off the view)
-        return False
     p = cfg.lattice_pitch_px
+    if not covered_columns(view, points, between, p, cols, cfg, ends=True, unlike=cfg.covered_end_unlike):
+        return False
     cells = np.asarray(points, float).reshape(4, 8, 2)
     xs = cells[0, :, 0]
     y0, y1 = int(max(cells[0, 0, 1] - 0.4 * p, 0)), int(cells[3, 0, 1] + 0.4 * p)
@@ -488,24 +485,26 @@ def void_columns(table: np.ndarray, cfg: GridConfig) -> np.ndarray:
 
 
 def covered_columns(view: np.ndarray, points: np.ndarray, between: np.ndarray, pitch: float,
-                    cols: np.ndarray, cfg: GridConfig, ends: bool = False) -> bool:
+                    cols: np.ndarray, cfg: GridConfig, ends: bool = False,
+                    unlike: float | None = None) -> bool:
     """Whether the void columns ``cols`` of a lattice are hidden under something lying
     over the board (an arm, a sleeve) rather than being wood between pits: at most
     ``covered_columns_max`` neighbouring inner columns (an arm is one piece; a
     lattice of the wrong pitch leaves columns apart, and one pitch off, an outer
     line), each looking unlike the board's surface by ``covered_unlike``
-    (:func:`column_unlikeness`). ``ends``: the run may take in one end column (an
-    arm reaching over the board's end: :func:`_end_covered`).
+    (:func:`column_unlikeness`; ``unlike``: another bar). ``ends``: the run may take
+    in one end column (an arm reaching over the board's end: :func:`_end_covered`).
 
     On about 1000 renders, the two arms over two columns that hid a board scored
     2.1-5.7 in each column; on 65 bare tables, lattices with neighbouring void
     columns scored at most 0.86 in their weaker column (1.96 in a stronger one)."""
     cols = np.sort(np.asarray(cols, int))
-    if (len(cols) > cfg.covered_columns_max or np.any(np.diff(cols) != 1)
-            or (cols.min() <= 0 or cols.max() >= 7) and not (ends and (cols.min() > 0 or cols.max() < 7))):
+    at_end, both_ends = cols.min() <= 0 or cols.max() >= 7, cols.min() <= 0 and cols.max() >= 7
+    if len(cols) > cfg.covered_columns_max or np.any(np.diff(cols) != 1) or both_ends or (at_end and not ends):
         return False
     far = column_unlikeness(view, points, between, pitch, cols, cols)
-    return far is not None and bool(np.all(far >= cfg.covered_unlike))  # (NaN: a cell off the view)
+    bar = cfg.covered_unlike if unlike is None else unlike
+    return far is not None and bool(np.all(far >= bar))  # (NaN: a cell off the view)
 
 
 def column_unlikeness(view: np.ndarray, points: np.ndarray, between: np.ndarray, pitch: float,
