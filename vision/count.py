@@ -310,7 +310,7 @@ def flat_counts(crops: Sequence[np.ndarray], look: SeedLook | None = None) -> li
 
 
 def unlike_empty(crops: Sequence[np.ndarray], candidates: np.ndarray, sure: np.ndarray,
-                 z_min: float, min_sure: int = 3) -> np.ndarray:
+                 z_min: float, min_sure: int = 3, min_shift: float = 0.0) -> np.ndarray:
     """Which ``candidates`` (bools, one per crop) look unlike the board's ``sure`` empty pits.
 
     The template is the median of the sure empty pits' crops (Lab, ``TEMPLATE`` px, over
@@ -318,9 +318,13 @@ def unlike_empty(crops: Sequence[np.ndarray], candidates: np.ndarray, sure: np.n
     its score that difference over the 90th percentile of the sure pits' own. A pit read
     as empty whose rim shows weakly is either an empty pit with a soft rim (it looks
     like the others: scores under 1.7 on 442 renders) or something over the pit, a hand,
-    a sleeve (half of them score over 4.7). Returns bools, True where a candidate scores
-    over ``z_min``; all False when fewer than ``min_sure`` pits are sure (nothing to
-    compare with) or no pit is a candidate.
+    a sleeve (half of them score over 4.7). Something lying over a pit also shifts its
+    mean colour: a candidate must also differ from the template on average by
+    ``min_shift`` or more (the L1 norm of its mean Lab difference). An empty pit that
+    only lacks the others' highlight, lit from another side, differs in pattern but
+    hardly on average. Returns bools, True where a candidate scores over ``z_min``
+    (and shifts by ``min_shift``); all False when fewer than ``min_sure`` pits are sure
+    (nothing to compare with) or no pit is a candidate.
     """
     cand = np.asarray(candidates, bool)
     ref = np.asarray(sure, bool)
@@ -338,7 +342,8 @@ def unlike_empty(crops: Sequence[np.ndarray], candidates: np.ndarray, sure: np.n
 
     scale = max(float(np.percentile([diff(int(i)) for i in np.flatnonzero(ref)], 90)), 1e-3)
     for i in np.flatnonzero(cand):
-        out[i] = diff(int(i)) / scale > z_min
+        shift = float(np.abs((smalls[int(i)] - template).mean(axis=0)).sum())
+        out[i] = diff(int(i)) / scale > z_min and shift >= min_shift
     return out
 
 

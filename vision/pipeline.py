@@ -114,7 +114,7 @@ def _covered(crops: Sequence[np.ndarray], probs: np.ndarray, grid: PitGrid, hidd
     empty = probs.argmax(axis=1) == 0
     sure = empty & (probs[:, 0] >= dc.unlike_sure) & (ev >= dc.unlike_sure_evidence)
     candidates = empty & (ev < dc.unlike_evidence) & ~hidden
-    return unlike_empty(crops, candidates, sure, dc.unlike_empty, dc.unlike_min_sure)
+    return unlike_empty(crops, candidates, sure, dc.unlike_empty, dc.unlike_min_sure, dc.unlike_min_shift)
 
 
 def _seed_look(profile: BoardProfile | None) -> Any:

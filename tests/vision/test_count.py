@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from drawn_pit import drawn_pit, finger_over
 
+from vision.config import DEFAULT
 from vision.count import (
     PitCount,
     SeedLook,
@@ -307,6 +308,31 @@ def test_unlike_empty_finds_a_covered_pit_not_a_soft_empty_one() -> None:
     candidates = np.array([False] * 6 + [True, True])
     out = unlike_empty(crops, candidates, sure, z_min=2.5)
     assert out.tolist() == [False] * 7 + [True]
+
+
+def _rim_lit(crop: np.ndarray, angle: float) -> np.ndarray:
+    """The crop with a bright arc on its rim at ``angle`` degrees (a light's highlight)."""
+    out = crop.copy()
+    w = out.shape[1]
+    r = int(0.36 * w)
+    cv2.ellipse(out, (w // 2, w // 2), (r, r), 0, angle - 40, angle + 40, (235, 235, 235), max(2, w // 24))
+    return out
+
+
+def test_unlike_empty_needs_a_cover_to_shift_the_pits_mean_colour() -> None:
+    # The board's empty pits catch the light on one side of their rims; an empty pit lit
+    # from the other side differs from them in pattern but not on average. It is no
+    # cover (synth_437_0021), while a finger over a pit shifts its colour too.
+    empties = [_rim_lit(drawn_pit(0, rng_seed=s), -45) for s in range(6)]
+    sure = np.array([True] * 6 + [False, False])
+    candidates = np.array([False] * 6 + [True, True])
+    for k in range(3):
+        crops = empties + [_rim_lit(drawn_pit(0, rng_seed=9 + k), 135), _covered_pit(3 + k)]
+        # the pattern alone makes the other-lit pit look unlike the empties...
+        assert unlike_empty(crops, candidates, sure, z_min=2.5).tolist()[-2:] == [True, True]
+        # ... but only the finger shifts the mean colour
+        out = unlike_empty(crops, candidates, sure, z_min=2.5, min_shift=DEFAULT.decode.unlike_min_shift)
+        assert out.tolist() == [False] * 7 + [True], k
 
 
 def test_unlike_empty_needs_enough_sure_pits_and_matching_lengths() -> None:
