@@ -4,7 +4,7 @@ Usage::
 
     python benchmarks/vision_eval.py DIR [--split all|odd|even] [--name TAG]
         [--calibration PROFILE] [--use-reserves] [--limit N] [--out DIR]
-        [--blur SIGMA] [--no-soften]
+        [--blur SIGMA] [--no-soften] [--no-context]
 
 Each ``NAME.jpg`` in DIR has ``NAME.json`` beside it (docs/ARCHITECTURE.md,
 "Labelled images"); South's side is taken from the label. ``--split odd``
@@ -12,7 +12,8 @@ keeps the images whose sorted index is odd (tune on even, report on odd).
 ``--use-reserves`` passes the label's ``64 - reserves`` as the known total.
 ``--blur SIGMA`` blurs each image first (a camera out of focus), and
 ``--no-soften`` reads without softening blurred photos' pits (``vision.focus``),
-so that the two can be compared.
+so that the two can be compared. ``--no-context`` reads each pit alone, as the
+counter reads it, without the board's other pits (``vision.context``).
 
 Prints the summary and writes ``benchmarks/results/vision_eval_<TAG>.json``
 (summary) and ``vision_eval_<TAG>_images.csv`` (one row per image).
@@ -166,6 +167,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-soften", action="store_true",
                     help="read blurred photos as the counter reads them, not softened (CountConfig.blur_temper "
                          "and blur_flag 0; vision.focus)")
+    ap.add_argument("--no-context", action="store_true",
+                    help="each pit as the counter reads it alone (CountConfig.context off; vision.context)")
     args = ap.parse_args(argv)
     if args.threads < 1:
         ap.error("--threads must be 1 or more")
@@ -177,6 +180,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--blur must be 0 or more")
     if args.no_soften:
         cfg = dataclasses.replace(cfg, count=dataclasses.replace(cfg.count, blur_temper=0.0, blur_flag=0.0))
+    if args.no_context:
+        cfg = dataclasses.replace(cfg, count=dataclasses.replace(cfg.count, context=False))
 
     folder = Path(args.dir)
     labels = sorted(folder.glob("*.json"))
@@ -344,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
         "hidden_seeds": hidden_seed_figures(t, p, np.array(pit_hidden, int), np.array(pit_least, float)),
         "hand_images": hand_imgs, "hand_flagged": hand_flagged,
         "clean_images": clean_imgs, "false_hand_flags": false_hand,
-        "blur_px": args.blur, "softened": not args.no_soften, "image_blurred_flagged": blurred_flagged,
+        "blur_px": args.blur, "softened": not args.no_soften, "context": not args.no_context, "image_blurred_flagged": blurred_flagged,
         "timing_ms": {s: {"median": round(pct(v, 50), 1), "p95": round(pct(v, 95), 1)}
                       for s, v in timings.items()},
         "cpu_ms_per_image": {"median": round(pct(cpu_ms, 50), 1), "p95": round(pct(cpu_ms, 95), 1)},

@@ -223,6 +223,12 @@ def recognize(
                                      (cfg.count.recheck_below, cfg.count.recheck_views,
                                       cfg.count.recheck_max_count)))
     probs = np.array([np.asarray(r.probabilities, np.float64) for r in results])
+    if cfg.count.context and look is None and counter is None:
+        # each pit read against the board's other pits (vision.context); a calibrated seed
+        # look already weighs each pit's changed area in
+        from vision.context import apply_context
+
+        probs, _ = apply_context(crops, probs)
     # a blurred photo's pits are read less surely than the counter says (vision.focus)
     blur = crops_blur(crops)
     read = soften(probs, blur, cfg.count.blur_from, cfg.count.blur_temper)  # (blur_temper 0: as read)
