@@ -352,6 +352,14 @@ class CountConfig:
     recheck_views: int = 4  # (1: no second look)
     recheck_max_count: int = 8  # ... when its most likely count is at most this (heaps are left: no better read
     # from more views, and their widening is fitted at one view; 16+ coverage unchanged this way)
+    # Each pit read again against the board's other pits (vision.context): its changed
+    # area in seeds, measured on the pits read surely as empty and as 1-3 seeds, weighed
+    # in by a small learnt model. Grouped by render set over 24 sets the counter never
+    # saw (20 896 pits): exact 0.9066 -> 0.9102, pits of 4-8 seeds 0.558 -> 0.582, log
+    # loss 0.285 -> 0.267 (benchmarks/context_cv.py; docs/counting.md, twenty-ninth
+    # session). Not with a calibrated seed look (the changed area is weighed in
+    # already), nor with a counter given to recognize
+    context: bool = True
     # A blurred photo (out of focus, shaken) is read with fewer seeds but as surely as a sharp
     # one. The blur effect of the 32 crops (vision.focus.crops_blur; sharp renders 0.46-0.78,
     # blurred 1.5 / 2.5 / 4 px: median 0.77 / 0.83 / 0.86) past ``blur_from`` softens every
@@ -359,13 +367,6 @@ class CountConfig:
     # log loss on seeds 307 and 311 blurred four ways (held out, seeds 283 and 293: log loss
     # 1.53 -> 0.75, sharp photos 0.306 -> 0.307; docs/vision.md, twenty-second session); at
     # ``blur_flag`` or more the status says ``image_blurred`` (0: not said)
-    # Each pit read again against the board's other pits (vision.context): its changed
-    # area in seeds, measured on the pits read surely as empty and as 1-3 seeds, weighed
-    # in by a small learnt model. Grouped by render set over 23 sets the counter never
-    # saw (19 872 pits): exact 0.906 -> 0.910, pits of 4-8 seeds 0.555 -> 0.585, log loss
-    # 0.287 -> 0.268 (docs/counting.md, twenty-ninth session). Not with a calibrated seed
-    # look (the changed area is weighed in already), nor with a counter given to recognize
-    context: bool = True
     blur_from: float = 0.65
     blur_temper: float = 14.0
     blur_flag: float = 0.8
