@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -191,33 +192,44 @@ def apply_context(crops: Sequence[np.ndarray], probs: np.ndarray, model: Context
     return model.adjust(p, feats), True
 
 
-def main(argv: list[str] | None = None) -> int:
+def counter_reading(image: np.ndarray, south: str = "bottom") -> tuple[Any, list[np.ndarray], np.ndarray]:
+    """The board pipeline's reading of ``image`` with its own 32 crops (HOLES order) and the
+    counter's distributions (32, 41) as they were before this step: ``recognize`` with the
+    pipeline's own counter hooked (a counter given to ``recognize`` turns this step off).
+    Raises what ``recognize`` raises (BoardNotFound, ...)."""
     from vision.config import DEFAULT
+    from vision.pipeline import _default_counter, recognize
+
+    cc = DEFAULT.count
+    got: list[Any] = []
+
+    def counter(crops: Sequence[np.ndarray], look: Any) -> Sequence[Any]:
+        results = _default_counter(crops, look, cc.views, cc.nyumba_views,
+                                   (cc.recheck_below, cc.recheck_views, cc.recheck_max_count))
+        got[:] = [list(crops), np.array([r.probabilities for r in results], np.float64)]
+        return results
+
+    rec = recognize(image, south, counter=counter)
+    return rec, got[0], got[1]
+
+
+def main(argv: list[str] | None = None) -> int:
     from vision.errors import VisionError
     from vision.holes import HOLES
     from vision.io import read_image
-    from vision.pipeline import _board, _default_counter, fit_board, pit_crops
 
     ap = argparse.ArgumentParser(description="Each pit of a board photo read against the board's other pits.")
     ap.add_argument("image")
     ap.add_argument("--south", default="bottom", choices=["bottom", "top", "left", "right"])
     args = ap.parse_args(argv)
-    cfg = DEFAULT
-    try:
-        img = read_image(args.image)
-        corners, aspect, prior, pits = _board(img, args.south, None, cfg)
-        corners, hmat, grid, aspect = fit_board(img, corners, aspect, cfg, lambda s: None, prior=prior, pits=pits)
-    except VisionError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    crops = pit_crops(img, hmat, grid, cfg)
-    cc = cfg.count
-    results = _default_counter(crops, None, cc.views, cc.nyumba_views,
-                               (cc.recheck_below, cc.recheck_views, cc.recheck_max_count))
-    probs = np.array([r.probabilities for r in results], np.float64)
     model = load_model()
     if model is None:
         print(f"error: no context model at {MODEL_PATH}", file=sys.stderr)
+        return 2
+    try:
+        _rec, crops, probs = counter_reading(read_image(args.image), args.south)
+    except VisionError as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     feats, ok = context_features(crop_smalls(crops), probs, model.settings)
     after = model.adjust(probs, feats) if ok else probs

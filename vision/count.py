@@ -310,7 +310,8 @@ def flat_counts(crops: Sequence[np.ndarray], look: SeedLook | None = None) -> li
 
 
 def unlike_empty(crops: Sequence[np.ndarray], candidates: np.ndarray, sure: np.ndarray,
-                 z_min: float, min_sure: int = 3, min_shift: float = 0.0) -> np.ndarray:
+                 z_min: float, min_sure: int = 3, min_shift: float = 0.0,
+                 smalls: np.ndarray | None = None) -> np.ndarray:
     """Which ``candidates`` (bools, one per crop) look unlike the board's ``sure`` empty pits.
 
     The template is the median of the sure empty pits' crops (Lab, ``TEMPLATE`` px, over
@@ -324,7 +325,8 @@ def unlike_empty(crops: Sequence[np.ndarray], candidates: np.ndarray, sure: np.n
     only lacks the others' highlight, lit from another side, differs in pattern but
     hardly on average. Returns bools, True where a candidate scores over ``z_min``
     (and shifts by ``min_shift``); all False when fewer than ``min_sure`` pits are sure
-    (nothing to compare with) or no pit is a candidate.
+    (nothing to compare with) or no pit is a candidate. ``smalls``: the crops already
+    made small (:func:`vision.context.crop_smalls`), not made again.
     """
     cand = np.asarray(candidates, bool)
     ref = np.asarray(sure, bool)
@@ -334,15 +336,18 @@ def unlike_empty(crops: Sequence[np.ndarray], candidates: np.ndarray, sure: np.n
     if not cand.any() or np.count_nonzero(ref) < max(min_sure, 1):
         return out
     idx = np.flatnonzero(cand | ref)
-    smalls = {int(i): small_lab(prepare(_square(_check_crop(crops[int(i)]))))[PIT_MASK_T] for i in idx}
-    template = np.median(np.stack([smalls[int(i)] for i in np.flatnonzero(ref)]), axis=0)
+    if smalls is None:
+        pits = {int(i): small_lab(prepare(_square(_check_crop(crops[int(i)]))))[PIT_MASK_T] for i in idx}
+    else:
+        pits = {int(i): np.asarray(smalls[int(i)], np.float32)[PIT_MASK_T] for i in idx}
+    template = np.median(np.stack([pits[int(i)] for i in np.flatnonzero(ref)]), axis=0)
 
     def diff(i: int) -> float:
-        return float(np.abs(smalls[i] - template).sum(axis=1).mean())
+        return float(np.abs(pits[i] - template).sum(axis=1).mean())
 
     scale = max(float(np.percentile([diff(int(i)) for i in np.flatnonzero(ref)], 90)), 1e-3)
     for i in np.flatnonzero(cand):
-        shift = float(np.abs((smalls[int(i)] - template).mean(axis=0)).sum())
+        shift = float(np.abs((pits[int(i)] - template).mean(axis=0)).sum())
         out[i] = diff(int(i)) / scale > z_min and shift >= min_shift
     return out
 

@@ -100,7 +100,7 @@ def _default_counter(crops: Sequence[np.ndarray], look: Any, views: int,
 
 
 def _covered(crops: Sequence[np.ndarray], probs: np.ndarray, grid: PitGrid, hidden: np.ndarray,
-             cfg: VisionConfig) -> np.ndarray:
+             cfg: VisionConfig, smalls: np.ndarray | None = None) -> np.ndarray:
     """Pits read as empty, with a weak rim, that look unlike the board's surely empty pits
     (``DecodeConfig.unlike_empty``; :func:`vision.count.unlike_empty`): something covers
     them. ``hidden``: the pits already known to be hidden (not looked at again)."""
@@ -114,7 +114,7 @@ def _covered(crops: Sequence[np.ndarray], probs: np.ndarray, grid: PitGrid, hidd
     empty = probs.argmax(axis=1) == 0
     sure = empty & (probs[:, 0] >= dc.unlike_sure) & (ev >= dc.unlike_sure_evidence)
     candidates = empty & (ev < dc.unlike_evidence) & ~hidden
-    return unlike_empty(crops, candidates, sure, dc.unlike_empty, dc.unlike_min_sure, dc.unlike_min_shift)
+    return unlike_empty(crops, candidates, sure, dc.unlike_empty, dc.unlike_min_sure, dc.unlike_min_shift, smalls)
 
 
 def _seed_look(profile: BoardProfile | None) -> Any:
@@ -223,12 +223,14 @@ def recognize(
                                      (cfg.count.recheck_below, cfg.count.recheck_views,
                                       cfg.count.recheck_max_count)))
     probs = np.array([np.asarray(r.probabilities, np.float64) for r in results])
+    smalls = None  # the crops made small once, for the context step and the covered test
     if cfg.count.context and look is None and counter is None:
         # each pit read against the board's other pits (vision.context); a calibrated seed
         # look already weighs each pit's changed area in
-        from vision.context import apply_context
+        from vision.context import apply_context, crop_smalls
 
-        probs, _ = apply_context(crops, probs)
+        smalls = crop_smalls(crops)
+        probs, _ = apply_context(crops, probs, smalls=smalls)
     # a blurred photo's pits are read less surely than the counter says (vision.focus)
     blur = crops_blur(crops)
     read = soften(probs, blur, cfg.count.blur_from, cfg.count.blur_temper)  # (blur_temper 0: as read)
@@ -236,7 +238,7 @@ def recognize(
     hidden, faint = occluded_cells(grid, cfg.grid)  # (4, 8): row-major is HOLES order
     # pits covered by something that is no seed but whose rim still shows a little: occluded
     # and, like the pits known only by a faint rim, a hand only with a neighbour hidden too
-    covered = _covered(crops, probs, grid, hidden.ravel(), cfg)
+    covered = _covered(crops, probs, grid, hidden.ravel(), cfg, smalls)
     dec = decode(read, hidden.ravel() | covered, expected_total, cfg.decode,
                  faint=faint.ravel() | covered)
     if cfg.count.blur_flag > 0 and blur >= cfg.count.blur_flag:

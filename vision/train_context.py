@@ -41,46 +41,29 @@ HIDDEN = 16
 def _cut_one(path: str) -> dict | None:
     import cv2
 
-    from vision.config import DEFAULT
+    from vision.context import counter_reading
+    from vision.count_data import label_counts
     from vision.errors import VisionError
-    from vision.holes import HOLE_CELL, HOLES
+    from vision.holes import HOLES
     from vision.io import read_image
-    from vision.pipeline import _board, _default_counter, fit_board, pit_crops
-    from vision.rectify import to_image
 
     cv2.setNumThreads(1)
     label = json.loads(Path(path).with_suffix(".json").read_text())
     if label.get("hand_over_board"):
         return None
-    cfg = DEFAULT
-    img = read_image(path)
     try:
-        corners, aspect, prior, pits = _board(img, label["south_side"], None, cfg)
-        corners, hmat, grid, aspect = fit_board(img, corners, aspect, cfg, lambda s: None, prior=prior, pits=pits)
+        rec, crops, probs = counter_reading(read_image(path), label["south_side"])
     except VisionError:
         return None
-    if grid.score < cfg.grid.min_lattice_score:
-        return None
-    centres = to_image(grid.centres.reshape(-1, 2), hmat).reshape(grid.centres.shape)
-    found = np.array([centres[HOLE_CELL[n]] for n in HOLES])
+    found = np.array([rec.pit_centers_px[n] for n in HOLES], np.float64)
     true = np.array([label["pit_centers_px"][n] for n in HOLES], np.float64)
     d = np.linalg.norm(true[:, None] - true[None], axis=2)
     d[d == 0] = np.inf
     pitch = float(np.median(d.min(axis=1)))
     if float(np.median(np.linalg.norm(found - true, axis=1))) > 0.2 * pitch:
         return None
-    crops = pit_crops(img, hmat, grid, cfg)
-    cc = cfg.count
-    results = _default_counter(crops, None, cc.views, cc.nyumba_views,
-                               (cc.recheck_below, cc.recheck_views, cc.recheck_max_count))
-    pos = label["position"]
-    counts = {}
-    for side, letters in (("south", "AB"), ("north", "ab")):
-        for row, letter in zip(("front", "back"), letters, strict=True):
-            for i, v in enumerate(pos[side][row]):
-                counts[f"{letter}{i + 1}"] = int(v)
-    return {"path": path, "set": Path(path).parent.name,
-            "probs": np.array([r.probabilities for r in results], np.float32),
+    counts = label_counts(label["position"])
+    return {"path": path, "set": Path(path).parent.name, "probs": probs.astype(np.float32),
             "smalls": crop_smalls(crops).astype(np.float16),
             "truth": np.array([counts[n] for n in HOLES], np.int16)}
 
