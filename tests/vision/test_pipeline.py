@@ -483,6 +483,25 @@ def test_crops_are_cut_no_tighter_than_a_bao_pit_on_the_render_that_showed_it() 
     assert error <= error_before - 5
 
 
+def test_a_fourth_next_outline_is_fitted_on_the_render_that_showed_it() -> None:
+    # LocateConfig.more_finalists (sample_images/hard/synth_451_0009: a dark walnut board on
+    # grey bricks whose bowls show half a rim): no finalist's fit nor the pit scan held a
+    # lattice, and of the next outlines the board's own came fourth (it fits at 0.99). With
+    # three of them fitted, no board was found
+    from dataclasses import replace
+
+    from vision.config import DEFAULT
+    from vision.errors import BoardNotFound
+    from vision.locate import locate_board
+
+    image, label = _hard_sample("synth_451_0009")
+    found = locate_board(image)
+    assert found.score >= 0.9
+    assert np.abs(np.asarray(found.corners) - label["corners_px"]).max() < 15.0
+    with pytest.raises(BoardNotFound):
+        locate_board(image, replace(DEFAULT, locate=replace(DEFAULT.locate, more_finalists=3)))
+
+
 def test_a_render_cut_by_the_frame_is_no_board_and_says_where_it_runs_off() -> None:
     # sample_images/hard/synth_307_0014 with its left quarter cut away (two pits out of the
     # frame, others cut by its edge): the search once raised an OpenCV error on a wild fit
