@@ -312,3 +312,34 @@ def test_context_cv_compares_the_counter_and_the_context_model_set_by_set(tmp_pa
     assert res["context"]["4-8"] > res["counter"]["4-8"] + 0.2
     with pytest.raises(SystemExit):
         mod.main([str(tmp_path / "missing.npz")])
+
+
+def test_games_readings_scores_each_reading_and_skips_hand_frames(tmp_path: Path) -> None:
+    # a game of its start frame (the profile's), one settled frame, the same frame
+    # labelled one seed more in every pit (every reading gets every pit of it wrong),
+    # and the same frame labelled as under a hand (left out)
+    game = tmp_path / "games" / "game_01"
+    game.mkdir(parents=True)
+    for name in ("frame_000.jpg", "frame_000.json", "frame_001.jpg", "frame_001.json"):
+        shutil.copy(GAME / name, game / name)
+    label = json.loads((GAME / "frame_001.json").read_text())
+    wrong = json.loads(json.dumps(label))
+    for side in ("south", "north"):
+        for row in ("front", "back"):
+            wrong["position"][side][row] = [n + 1 for n in label["position"][side][row]]
+    shutil.copy(GAME / "frame_001.jpg", game / "frame_002.jpg")
+    (game / "frame_002.json").write_text(json.dumps(wrong))
+    shutil.copy(GAME / "frame_001.jpg", game / "frame_003.jpg")
+    (game / "frame_003.json").write_text(json.dumps({**label, "hand_over_board": True}))
+    out = tmp_path / "results"
+    mod = _load("games_readings")
+    assert mod.main(["--games", str(tmp_path / "games"), "--name", "t", "--out", str(out)]) == 0
+    res = json.loads((out / "games_readings_t.json").read_text())
+    assert res["frames"] == 2
+    for name in mod.READINGS:
+        # the mislabelled frame: 32 pits wrong; the true one read mostly right
+        assert 32 <= res[name]["pits_wrong"] <= 32 + 6, (name, res[name])
+        assert res[name]["whole_boards"] <= 1
+        assert res[name]["per_pit_exact"] == pytest.approx(1 - res[name]["pits_wrong"] / 64, abs=1e-4)
+    with pytest.raises(SystemExit):
+        mod.main(["--games", str(tmp_path / "results")])
