@@ -92,11 +92,16 @@ def main(argv: list[str] | None = None) -> int:
         f = res[name]
         print(f"{name:16s} pits wrong {f['pits_wrong']:4d}  per pit {f['per_pit_exact']:.4f}  "  # type: ignore[index]
               f"whole boards {f['whole_boards']}/{res['frames']}")  # type: ignore[index]
-    args.out.mkdir(parents=True, exist_ok=True)
-    path = args.out / f"games_readings{'_' + args.name if args.name else ''}.json"
-    path.write_text(json.dumps(res, indent=1) + "\n")
-    print(f"wrote {path}")
+    print(f"wrote {_write(res, args.out, args.name)}")
     return 0
+
+
+def _write(res: dict[str, object], out: Path, name: str) -> Path:
+    """``res`` as ``out/games_readings[_NAME].json`` (the folder made when missing)."""
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"games_readings{'_' + name if name else ''}.json"
+    path.write_text(json.dumps(res, indent=1) + "\n")
+    return path
 
 
 if __name__ == "__main__":
