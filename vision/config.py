@@ -60,8 +60,9 @@ class LocateConfig:
     # before giving up (no finalist nor the pit scan fits), this many of the next outlines
     # (ranked as the finalists were) get the quick fit too, each needing verify_other_min
     # (a brick pavement's outlines and ring-like corners can outrank the board's). 4: on
-    # grey bricks the board's own outline came 4th of these (synth_451_0009, fit 0.99); over
-    # the 220 renders and bare tables that reach this step, no other result changes
+    # grey bricks the board's own outline came 4th of these (synth_451_0009, fit 0.99); of
+    # the 220 renders and bare tables that reach this step, two others find the same board
+    # by another outline or fit (corners within 0.4 px of before), nothing else changes
     more_finalists: int = 4
     more_ranked: int = 12  # ... of the next this many outlines
     # ... and also when the best fit so far is weaker than this (each then needing to beat
@@ -113,7 +114,11 @@ class LocateConfig:
     # ... and this when its playing surface runs off the image (a camera close over the
     # board: its edges out of the frame, its pits in). Renders cropped to 0.55 pitch
     # round the outer pits (seed 97) were found 36 -> 40 of 40 (fits 1.06-3.0); with the
-    # bar at the 0.5 above, a lattice of dark blobs on one of 65 bare tables (0: never)
+    # bar at the 0.5 above, a lattice of dark blobs on one of 65 bare tables (0: never).
+    # Also the fit an outline's top face needs when it runs off the image (thirtieth
+    # session): a chequered floor's lattice of 0.50 on an outline spanning the whole image
+    # (synth_397_0024) and a brick table's of 0.51 (synth_257_0014, a bare table) were read
+    # as boards; over 1425 renders and bare tables nothing else changes
     pit_scan_cut_min: float = 1.0
     # a pit-scan lattice whose fit scores under pit_scan_refit_below is fitted again as a
     # top face from that fit's corners (the comb, restarts and nominal start of an

@@ -51,7 +51,7 @@ from typing import Any, Generic, TypeVar
 import cv2
 import numpy as np
 
-from vision.config import DEFAULT, VisionConfig
+from vision.config import DEFAULT, LocateConfig, VisionConfig
 from vision.errors import BoardNotFound
 from vision.grid import gradient_magnitude, grid_score
 from vision.lattice import fit_lattice, ring_kernel
@@ -543,7 +543,7 @@ def _search(image: np.ndarray, cfg: VisionConfig) -> BoardQuad:
                          max(lc.finalists - len(head), 0))
         fit = fit_top_face(image, q0 / scale, cfg.rectify.default_aspect, cfg, restart=False,
                            nominal=False, comb_min=lc.first_comb_min)
-        if fit.grid.score >= lc.first_fit_enough:
+        if fit.grid.score >= max(lc.first_fit_enough, _off_bar(fit.corners, image, lc)):
             unwanted.set()  # (the ranking's helper thread stops at its next outline)
             return BoardQuad(fit.corners, fit.grid.score, fit.aspect, name0, fit)
         if fit.grid.score >= lc.verify_enough:
@@ -627,9 +627,10 @@ def _verified(image: np.ndarray, ranked: list[tuple[float, np.ndarray, str]], sc
         # the best-ranked quad needs a plausible lattice; another one must fit clearly
         # better than a table can (a wrong board is worse than none)
         need = cfg.grid.min_lattice_score if i == 0 else lc.verify_other_min
-        if fit.grid.score >= need and (best is None or fit.grid.score > best[0]):
+        off = _off_bar(fit.corners, image, lc)  # (a lattice running off the image: a clear one)
+        if fit.grid.score >= max(need, off) and (best is None or fit.grid.score > best[0]):
             best = (fit.grid.score, q, name, fit)
-        elif i > 0 and fit.grid.score >= lc.last_chance_min > 0:
+        elif i > 0 and fit.grid.score >= max(lc.last_chance_min, off) and lc.last_chance_min > 0:
             others.append((fit.grid.score, q, name, fit))
         if best is not None and best[0] >= lc.verify_enough:
             break
@@ -644,7 +645,7 @@ def _verified(image: np.ndarray, ranked: list[tuple[float, np.ndarray, str]], sc
         bar = lc.verify_other_min if best is None else max(lc.verify_other_min, best[0] + 1e-6)
         for _, q, name in more():
             fit = fit_top_face(image, q / scale, cfg.rectify.default_aspect, quick)
-            if fit.grid.score >= bar:
+            if fit.grid.score >= max(bar, _off_bar(fit.corners, image, lc)):
                 best, bar = (fit.grid.score, q, name, fit), fit.grid.score
             if bar >= lc.verify_enough:
                 break
@@ -663,7 +664,24 @@ def _verified(image: np.ndarray, ranked: list[tuple[float, np.ndarray, str]], sc
     if score < cfg.grid.min_lattice_score:
         raise BoardNotFound(
             f"no 4x8 pit lattice found (best fit {score:.2f} < {cfg.grid.min_lattice_score:.2f})")
+    if score < _off_bar(fit.corners, image, lc):
+        raise BoardNotFound(f"no 4x8 pit lattice found (the best, {score:.2f}, runs off the image, "
+                            "where a board needs a clear fit)")
     return BoardQuad(fit.corners, score, fit.aspect, name, fit)
+
+
+def _off_bar(corners: np.ndarray, image: np.ndarray, lc: LocateConfig) -> float:
+    """The fit a top face with these ``corners`` (image px) needs for its outline: none
+    more (0) when the playing surface lies in the image; when it runs off the image,
+    ``pit_scan_cut_min`` (infinite when 0), as a pit scan's lattice does. A lattice laid
+    on a chequered floor spans the whole image and more, scoring 0.5 (synth_397_0024);
+    a board seen from close by, its edges out of the frame and its pits in, scores 1.06
+    or more (seed 97)."""
+    h, w = image.shape[:2]
+    c = np.asarray(corners, np.float64)
+    if np.all((c >= 0) & (c <= (w - 1, h - 1))):
+        return 0.0
+    return lc.pit_scan_cut_min or np.inf
 
 
 def _pit_scanned(image: np.ndarray, cfg: VisionConfig, blobs: bool = False,

@@ -502,6 +502,48 @@ def test_a_fourth_next_outline_is_fitted_on_the_render_that_showed_it() -> None:
         locate_board(image, replace(DEFAULT, locate=replace(DEFAULT.locate, more_finalists=3)))
 
 
+def test_a_lattice_on_a_chequered_floor_running_off_the_image_is_no_board() -> None:
+    # LocateConfig.pit_scan_cut_min, now also for outlines (sample_images/hard/synth_397_0024:
+    # a small dark board on a chequered floor): the floor's squares gave a lattice of 0.50
+    # on an outline spanning the whole image, its corners beyond the frame. A playing
+    # surface running off the image now needs the clear fit a pit scan's does, so no
+    # board is read rather than the floor; with that bar lowered to 0.5 the floor is read
+    from dataclasses import replace
+
+    from vision.config import DEFAULT
+    from vision.errors import BoardNotFound
+    from vision.locate import _off_bar, locate_board
+
+    image, label = _hard_sample("synth_397_0024")
+    with pytest.raises(BoardNotFound):
+        locate_board(image)
+    low = replace(DEFAULT, locate=replace(DEFAULT.locate, pit_scan_cut_min=0.5))
+    floor = locate_board(image, low)
+    h, w = image.shape[:2]
+    assert floor.score < 1.0 and _off_bar(floor.corners, image, low.locate) == 0.5
+    assert np.abs(np.asarray(floor.corners) - label["corners_px"]).max() > 300
+    # the bar: none inside the image, pit_scan_cut_min outside, never when that is 0
+    inside = np.array([[10, 10], [w - 11, 10], [w - 11, h - 11], [10, h - 11]], np.float64)
+    assert _off_bar(inside, image, DEFAULT.locate) == 0.0
+    assert _off_bar(inside + (0, 20), image, DEFAULT.locate) == DEFAULT.locate.pit_scan_cut_min
+    never = replace(DEFAULT.locate, pit_scan_cut_min=0.0)
+    assert _off_bar(inside - (20, 0), image, never) == np.inf
+
+
+def test_a_brick_table_without_a_board_is_no_board() -> None:
+    # sample_images/hard/bare_257_0014.jpg: a table of bricks and no board, the one bare
+    # table of 169 that gave a board (a 0.51 lattice on an outline beyond the frame)
+    from pathlib import Path
+
+    from vision.errors import BoardNotFound
+    from vision.locate import locate_board
+
+    image = cv2.imread(str(Path(__file__).resolve().parents[2] / "sample_images" / "hard" / "bare_257_0014.jpg"))
+    assert image is not None
+    with pytest.raises(BoardNotFound):
+        locate_board(image)
+
+
 def test_a_render_cut_by_the_frame_is_no_board_and_says_where_it_runs_off() -> None:
     # sample_images/hard/synth_307_0014 with its left quarter cut away (two pits out of the
     # frame, others cut by its edge): the search once raised an OpenCV error on a wild fit
