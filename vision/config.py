@@ -118,7 +118,7 @@ class LocateConfig:
     # Also the fit an outline's top face needs when it runs off the image (thirtieth
     # session): a chequered floor's lattice of 0.50 on an outline spanning the whole image
     # (synth_397_0024) and a brick table's of 0.51 (synth_257_0014, a bare table) were read
-    # as boards; over 1425 renders and bare tables nothing else changes
+    # as boards; over 1411 renders and bare tables (and seed 461) nothing else changes
     pit_scan_cut_min: float = 1.0
     # a pit-scan lattice whose fit scores under pit_scan_refit_below is fitted again as a
     # top face from that fit's corners (the comb, restarts and nominal start of an
