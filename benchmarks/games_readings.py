@@ -72,7 +72,9 @@ def read_games(games: Path) -> dict[str, object]:
                 got = label_counts(recognize(image, label["south_side"], **kw).position)  # type: ignore[arg-type]
                 right[name].append(np.array([got[n] for n in HOLES]) == want)
             frames_read.append(f"{folder.name}/{frame.name}")
-    out: dict[str, object] = {"games": str(games), "frames": len(frames_read)}
+    where = games.resolve()
+    shown = where.relative_to(ROOT) if where.is_relative_to(ROOT) else where
+    out: dict[str, object] = {"games": str(shown), "frames": len(frames_read)}
     for name in READINGS:
         r = np.array(right[name])
         out[name] = {"pits_wrong": int((~r).sum()), "per_pit_exact": round(float(r.mean()), 4),
