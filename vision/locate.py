@@ -671,9 +671,9 @@ def _verified(image: np.ndarray, ranked: list[tuple[float, np.ndarray, str]], sc
 
 
 def _off_bar(corners: np.ndarray, image: np.ndarray, lc: LocateConfig) -> float:
-    """The fit a top face with these ``corners`` (image px) needs for its outline: none
-    more (0) when the playing surface lies in the image; when it runs off the image,
-    ``pit_scan_cut_min`` (infinite when 0), as a pit scan's lattice does. A lattice laid
+    """The fit a top face with these ``corners`` (image px) needs, whether found from an
+    outline or from a pit scan's lattice: none more (0) when the playing surface lies in
+    the image; when it runs off the image, ``pit_scan_cut_min`` (infinite when 0). A lattice laid
     on a chequered floor spans the whole image and more, scoring 0.5 (synth_397_0024);
     a board seen from close by, its edges out of the frame and its pits in, scores 1.06
     or more (seed 97)."""
@@ -695,7 +695,6 @@ def _pit_scanned(image: np.ndarray, cfg: VisionConfig, blobs: bool = False,
     from vision.board import fit_from_lattice, fit_top_face
     from vision.pit_scan import pit_lattices
 
-    h, w = image.shape[:2]
     best = None
     memo = {} if memo is None else memo
     if "lattices" not in memo:
@@ -720,9 +719,7 @@ def _pit_scanned(image: np.ndarray, cfg: VisionConfig, blobs: bool = False,
         # shows no end, so whether it is a board cannot be told), or, for a board
         # filling the frame, all its pits (a fit with a pit off the image scores 0)
         # and a clear lattice
-        inside = bool(np.all((fit.corners >= 0) & (fit.corners <= (w - 1, h - 1))))
-        need = cfg.locate.pit_scan_min_score if inside else max(
-            cfg.locate.pit_scan_min_score, cfg.locate.pit_scan_cut_min or np.inf)
+        need = max(cfg.locate.pit_scan_min_score, _off_bar(fit.corners, image, cfg.locate))
         if fit.grid.score >= need and (best is None or fit.grid.score > best.grid.score):
             best = fit
             if 0 < cfg.locate.pit_scan_enough <= best.grid.score:
