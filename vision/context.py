@@ -39,7 +39,8 @@ from typing import Any
 
 import numpy as np
 
-from vision.features import PIT_MASK_T, prepare, small_lab
+from vision.count import crop_smalls
+from vision.features import PIT_MASK_T
 
 MODEL_PATH = Path(__file__).with_name("models") / "counter_context.npz"
 
@@ -70,13 +71,6 @@ class FeatureSettings:
 
 DEFAULT_SETTINGS = FeatureSettings()
 N_FEATURES = 3  # ratio, log(ratio + 0.3), 1
-
-
-def crop_smalls(crops: Sequence[np.ndarray]) -> np.ndarray:
-    """Each crop as the empty-pit template sees it: Lab, 24 x 24 px (n, 24, 24, 3), float32."""
-    from vision.count import _check_crop, _square
-
-    return np.stack([small_lab(prepare(_square(_check_crop(c)))) for c in crops]).astype(np.float32)
 
 
 def context_features(smalls: np.ndarray, probs: np.ndarray,

@@ -309,6 +309,12 @@ def flat_counts(crops: Sequence[np.ndarray], look: SeedLook | None = None) -> li
     return [PitCount(0, flat, 1.0 / N_COUNTS) for _ in crops]
 
 
+def crop_smalls(crops: Sequence[np.ndarray]) -> np.ndarray:
+    """Each crop as the empty-pit template sees it: Lab, ``TEMPLATE`` x ``TEMPLATE`` px
+    (n, 24, 24, 3), float32 (the covered test here and :mod:`vision.context` compare these)."""
+    return np.stack([small_lab(prepare(_square(_check_crop(c)))) for c in crops]).astype(np.float32)
+
+
 def unlike_empty(crops: Sequence[np.ndarray], candidates: np.ndarray, sure: np.ndarray,
                  z_min: float, min_sure: int = 3, min_shift: float = 0.0,
                  smalls: np.ndarray | None = None) -> np.ndarray:
@@ -326,7 +332,7 @@ def unlike_empty(crops: Sequence[np.ndarray], candidates: np.ndarray, sure: np.n
     hardly on average. Returns bools, True where a candidate scores over ``z_min``
     (and shifts by ``min_shift``); all False when fewer than ``min_sure`` pits are sure
     (nothing to compare with) or no pit is a candidate. ``smalls``: the crops already
-    made small (:func:`vision.context.crop_smalls`), not made again.
+    made small (:func:`crop_smalls`), not made again.
     """
     cand = np.asarray(candidates, bool)
     ref = np.asarray(sure, bool)
@@ -337,7 +343,8 @@ def unlike_empty(crops: Sequence[np.ndarray], candidates: np.ndarray, sure: np.n
         return out
     idx = np.flatnonzero(cand | ref)
     if smalls is None:
-        pits = {int(i): small_lab(prepare(_square(_check_crop(crops[int(i)]))))[PIT_MASK_T] for i in idx}
+        made = crop_smalls([crops[int(i)] for i in idx])
+        pits = {int(i): made[j][PIT_MASK_T] for j, i in enumerate(idx)}
     else:
         pits = {int(i): np.asarray(smalls[int(i)], np.float32)[PIT_MASK_T] for i in idx}
     template = np.median(np.stack([pits[int(i)] for i in np.flatnonzero(ref)]), axis=0)

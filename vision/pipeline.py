@@ -227,7 +227,8 @@ def recognize(
     if cfg.count.context and look is None and counter is None:
         # each pit read against the board's other pits (vision.context); a calibrated seed
         # look already weighs each pit's changed area in
-        from vision.context import apply_context, crop_smalls
+        from vision.context import apply_context
+        from vision.count import crop_smalls
 
         smalls = crop_smalls(crops)
         probs, _ = apply_context(crops, probs, smalls=smalls)

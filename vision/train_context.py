@@ -31,8 +31,8 @@ from vision.context import (
     ContextModel,
     FeatureSettings,
     context_features,
-    crop_smalls,
 )
+from vision.count import crop_smalls
 
 K = 9  # counts 0..8 re-read; a pit read as 9 or more is left to the counter (a heap's area says little)
 HIDDEN = 16

@@ -17,9 +17,9 @@ from vision.context import (
     FeatureSettings,
     apply_context,
     context_features,
-    crop_smalls,
     load_model,
 )
+from vision.count import crop_smalls
 from vision.holes import HOLES, START_COUNTS
 from vision.train_context import train
 

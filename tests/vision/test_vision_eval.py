@@ -280,7 +280,7 @@ def test_context_cv_compares_the_counter_and_the_context_model_set_by_set(tmp_pa
     import numpy as np
     from drawn_pit import drawn_pit
 
-    from vision.context import crop_smalls
+    from vision.count import crop_smalls
 
     # two render sets of boards whose pits the counter reads as "4 or 5" alike; the
     # number of seeds drawn (their area) tells them apart
