@@ -9,11 +9,11 @@ seed changes. Every pit's changed area, in seeds (``ratio``), is then a second c
 to its count, strongest for the pits of 4-8 seeds that the counter reads worst.
 
 A small learnt model (:class:`ContextModel`, 16 hidden units) turns the counter's
-log-probabilities for 0..12 seeds and the pit's clues into new log-probabilities:
-the counter's own plus a learnt correction, zero at the start of training. Pits
-the counter reads as 13 or more are left as they are (heaps hide most of their
-seeds; their widening is fitted on the counter's own reading), and so is the
-share of probability the counter gives to 13 or more. The model is trained by
+log-probabilities for 0..k-1 seeds (the shipped model: k = 9, counts 0..8) and the
+pit's clues into new log-probabilities: the counter's own plus a learnt correction,
+zero at the start of training. Pits the counter reads as k or more are left as they
+are (heaps hide most of their seeds; their widening is fitted on the counter's own
+reading), and so is the share of probability the counter gives to k or more. The model is trained by
 ``python -m vision.train_context`` on the pipeline's crops of labelled renders the
 counter was never trained on; the feature settings are stored with its weights, so
 a model is always read with the features it was trained on.
@@ -102,6 +102,13 @@ def context_features(smalls: np.ndarray, probs: np.ndarray,
     return out, True
 
 
+def model_inputs(lk: np.ndarray, feats: np.ndarray) -> np.ndarray:
+    """The model's inputs (n, k + N_FEATURES): the counter's log-probabilities over 0..k-1
+    (``lk``), clipped to -15..0 and scaled by 1/5, then the pit's clues (trained and read
+    alike: :func:`vision.train_context.train` builds them here too)."""
+    return np.concatenate([np.clip(lk, -15.0, 0.0) / 5.0, feats], axis=1)
+
+
 @dataclass(frozen=True)
 class ContextModel:
     """The learnt correction: z = logp[:k] + W2 tanh(W1 [clip(logp[:k], -15, 0) / 5, f] + b1) + b2."""
@@ -141,8 +148,7 @@ class ContextModel:
     def logits(self, logp: np.ndarray, feats: np.ndarray) -> np.ndarray:
         """New log-scores over 0..k-1 for pits (n, 41) log-probabilities and (n, N_FEATURES)."""
         lk = logp[:, : self.k]
-        x = np.concatenate([np.clip(lk, -15.0, 0.0) / 5.0, feats], axis=1)
-        return lk + np.tanh(x @ self.w1 + self.b1) @ self.w2 + self.b2
+        return lk + np.tanh(model_inputs(lk, feats) @ self.w1 + self.b1) @ self.w2 + self.b2
 
     def adjust(self, probs: np.ndarray, feats: np.ndarray) -> np.ndarray:
         """The distributions (n, 41) re-read: for each pit the counter reads as fewer than k

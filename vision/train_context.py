@@ -31,6 +31,7 @@ from vision.context import (
     ContextModel,
     FeatureSettings,
     context_features,
+    model_inputs,
 )
 from vision.count import crop_smalls
 
@@ -119,7 +120,7 @@ def train(logp: np.ndarray, feats: np.ndarray, truth: np.ndarray, *, hidden: int
     if not use.any():
         raise ValueError("no pit to train on (none read and holding fewer than k seeds)")
     lk = logp[use, :k]
-    x = np.concatenate([np.clip(lk, -15.0, 0.0) / 5.0, feats[use]], axis=1)
+    x = model_inputs(lk, feats[use])
     y = truth[use]
     n = len(y)
     onehot = np.zeros((n, k))
