@@ -55,14 +55,14 @@ sys.path.insert(0, str(ROOT))
 
 from vision.config import DEFAULT  # noqa: E402
 from vision.count import flat_counts  # noqa: E402
-from vision.count_data import HIDDEN_BELOW, hidden_seeds, image_label, least_seen  # noqa: E402
+from vision.count_data import COUNT_BUCKETS, HIDDEN_BELOW, hidden_seeds, image_label, least_seen  # noqa: E402
 from vision.errors import BoardNotFound  # noqa: E402
 from vision.holes import HOLES, flatten  # noqa: E402
 from vision.io import read_image  # noqa: E402
 from vision.pipeline import recognize, warm_up  # noqa: E402
 from vision.profile import BoardProfile  # noqa: E402
 
-BUCKETS = (("0", 0, 0), ("1-3", 1, 3), ("4-8", 4, 8), ("9-15", 9, 15), ("16+", 16, 99))
+BUCKETS = COUNT_BUCKETS
 STAGES = ("locate", "rectify", "grid", "count", "decode")
 #: bands of the share in view of a pit's least visible seed (:func:`vision.count_data.least_seen`)
 LEAST_SEEN_BANDS = ((0.0, 0.2), (0.2, 0.35), (0.35, 0.5), (0.5, 1.01))

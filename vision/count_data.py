@@ -35,6 +35,8 @@ def label_counts(position: dict) -> dict[str, int]:
 
 #: a seed showing less than this share of its camera-facing surface counts as hidden
 HIDDEN_BELOW = 0.1
+#: the count buckets the figures are given by: (name, fewest, most seeds)
+COUNT_BUCKETS = (("0", 0, 0), ("1-3", 1, 3), ("4-8", 4, 8), ("9-15", 9, 15), ("16+", 16, 99))
 
 
 def _visibility(label: dict) -> dict[str, list[float]] | None:

@@ -34,6 +34,7 @@ from vision.context import (
     model_inputs,
 )
 from vision.count import crop_smalls
+from vision.count_data import COUNT_BUCKETS
 
 K = 9  # counts 0..8 re-read; a pit read as 9 or more is left to the counter (a heap's area says little)
 HIDDEN = 16
@@ -153,7 +154,7 @@ def _scores(pred: np.ndarray, truth: np.ndarray) -> dict[str, float | int]:
     ok = pred == truth
     out: dict[str, float | int] = {"pits": int(len(truth)), "exact": round(float(ok.mean()), 4),
                                    "mae": round(float(np.abs(pred - truth).mean()), 4)}
-    for name, lo, hi in (("0", 0, 0), ("1-3", 1, 3), ("4-8", 4, 8), ("9-15", 9, 15), ("16+", 16, 99)):
+    for name, lo, hi in COUNT_BUCKETS:
         sel = (truth >= lo) & (truth <= hi)
         if sel.any():
             out[name] = round(float(ok[sel].mean()), 4)
