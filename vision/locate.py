@@ -557,10 +557,10 @@ def _search(image: np.ndarray, cfg: VisionConfig) -> BoardQuad:
             if ranked0 and not np.allclose(ranked0[0][1], q0) and ranked0[0][0] >= lc.second_fit_min:
                 f2 = fit_top_face(image, ranked0[0][1] / scale, cfg.rectify.default_aspect, cfg,
                                   restart=False, nominal=False, comb_min=lc.first_comb_min)
-                if f2.grid.score >= lc.verify_enough:
+                if f2.grid.score >= max(lc.verify_enough, _off_bar(f2.corners, image, lc)):
                     return BoardQuad(f2.corners, f2.grid.score, f2.aspect, ranked0[0][2], f2)
         fit = fit_top_face(image, q0 / scale, cfg.rectify.default_aspect, cfg, first=fit)
-        if fit.grid.score >= lc.verify_enough:
+        if fit.grid.score >= max(lc.verify_enough, _off_bar(fit.corners, image, lc)):
             return BoardQuad(fit.corners, fit.grid.score, fit.aspect, name0, fit)
         first = (q0, fit)
     ranked = ranked0 if ranked0 is not None else rank_candidates(small, scored, cfg)
