@@ -54,10 +54,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from vision.count import count_pit, fit_seed_look, interval  # noqa: E402
-from vision.count_data import FILL, check_fill, image_pits, labelled_images  # noqa: E402
+from vision.count_data import COUNT_BUCKETS, FILL, check_fill, image_pits, labelled_images  # noqa: E402
 from vision.synth_pits import random_style, render_pit  # noqa: E402
-
-BUCKETS = ((0, 0), (1, 3), (4, 8), (9, 15), (16, 40))
 
 
 def _jpeg(c: np.ndarray, quality: int) -> np.ndarray:
@@ -101,9 +99,8 @@ def score(rows: list[tuple[int, np.ndarray, float]]) -> dict:
     probs = np.stack([r[1] for r in rows])
     pred = probs.argmax(axis=1)
     conf = probs.max(axis=1)
-    for lo, hi in BUCKETS:
+    for key, lo, hi in COUNT_BUCKETS:
         sel = (y >= lo) & (y <= hi)
-        key = f"{lo}" if lo == hi else f"{lo}-{hi}" if hi < 40 else f"{lo}+"
         out[f"exact_{key}"] = round(float(np.mean(pred[sel] == y[sel])), 4) if sel.any() else None
         out[f"n_{key}"] = int(sel.sum())
     small = y <= 8

@@ -35,8 +35,7 @@ from vision import count as count_mod  # noqa: E402
 from vision.cnn import CountNet  # noqa: E402
 from vision.config import CountConfig  # noqa: E402
 from vision.count import count_pits, interval  # noqa: E402
-
-BUCKETS = ((0, 0), (1, 3), (4, 8), (9, 15), (16, 40))
+from vision.count_data import COUNT_BUCKETS  # noqa: E402
 
 
 def read(model: Path, crops: np.ndarray) -> np.ndarray:
@@ -55,9 +54,8 @@ def score(p: np.ndarray, y: np.ndarray) -> dict:
     out: dict = {"pits": int(len(y)), "exact": float(np.mean(k == y)),
                  "mae": float(np.mean(np.abs(k - y))),
                  "log_loss": float(-np.mean(np.log(np.maximum(p[np.arange(len(y)), y], 1e-12))))}
-    for lo, hi in BUCKETS:
+    for name, lo, hi in COUNT_BUCKETS:
         sel = (y >= lo) & (y <= hi)
-        name = f"{lo}" if lo == hi else (f"{lo}+" if hi == 40 else f"{lo}-{hi}")
         out[f"exact_{name}"] = float(np.mean(k[sel] == y[sel])) if sel.any() else None
     big = np.flatnonzero(y >= 16)
     spans = [interval(p[i], 0.9) for i in big]
