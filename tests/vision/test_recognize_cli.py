@@ -89,3 +89,20 @@ def test_calibrate_then_recognize_with_profile(blob_count, start_jpg, tmp_path, 
 def test_calibrate_rejects_bad_corners(start_jpg, capsys) -> None:
     assert main(["calibrate", str(start_jpg), "--south", "top", "--corners", "1,2;3"]) == 2
     assert "--corners" in capsys.readouterr().err
+
+
+def test_image_too_small_for_a_board_exits_2_naming_the_file(tmp_path, capsys) -> None:
+    p = tmp_path / "strip.png"
+    cv2.imwrite(str(p), np.zeros((1, 600, 3), np.uint8))
+    for argv in (["recognize", str(p)], ["calibrate", str(p), "--south", "bottom"]):
+        assert main(argv) == 2
+        assert capsys.readouterr().err.startswith(f"bao: error: {p}: image too small to hold a board: 600x1")
+
+
+def test_count_pit_reads_a_crop_smaller_than_a_board_could_be(tmp_path, capsys) -> None:
+    # a webcam's crop of one pit may be small; only a board needs 32 px
+    p = tmp_path / "pit.png"
+    cv2.imwrite(str(p), np.full((24, 24, 3), 90, np.uint8))
+    assert main(["count-pit", str(p), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert len(out["probabilities"]) == 41 and 0 <= out["count"] <= 40

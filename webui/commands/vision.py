@@ -72,10 +72,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     # ------------------------------------------------------------------------
 
 
-def _read(path: str):  # -> np.ndarray (BGR uint8)
-    from vision.io import read_image
+def _read(path: str, board: bool = True):  # -> np.ndarray (BGR uint8)
+    """The image at ``path``; with ``board``, also checked to be large enough to hold a
+    board, the message naming the file (``vision.io.check_image``)."""
+    from vision.errors import ImageUnreadable
+    from vision.io import check_image, read_image
 
-    return read_image(path)
+    image = read_image(path)
+    if board:
+        try:
+            check_image(image)
+        except ImageUnreadable as exc:
+            raise ImageUnreadable(f"{path}: {exc}") from None
+    return image
 
 
 def _recognize(args: argparse.Namespace) -> int:
@@ -134,7 +143,7 @@ def _calibrate(args: argparse.Namespace) -> int:
 def _count_pit(args: argparse.Namespace) -> int:
     from vision.count import count_pit
 
-    result = count_pit(_read(args.image), views=args.views, broad=args.networks == "both")
+    result = count_pit(_read(args.image, board=False), views=args.views, broad=args.networks == "both")
     if args.json:
         print(json.dumps(result.to_json()))
     else:
