@@ -26,7 +26,7 @@ from vision.decode import decode
 from vision.errors import BoardNotFound
 from vision.focus import crops_blur, soften
 from vision.grid import PitGrid, occluded_cells
-from vision.holes import HOLE_CELL, HOLES, NYUMBA, nested
+from vision.holes import HOLE_CELL, HOLES, NYUMBA, flatten, nested
 from vision.io import check_image
 from vision.locate import BoardQuad, given_corners, locate_board
 from vision.profile import BoardProfile
@@ -312,16 +312,36 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     img = read_image(args.image)
     profile = BoardProfile.load(args.calibration) if args.calibration else None
+    warm_up()  # the one-time set-up first, so that the timings printed are this image's
     rec = recognize(img, args.south, profile)
     print(rec.to_text())
     print(json.dumps(rec.timings_ms))
     if args.debug:
-        out = img.copy()
-        cv2.polylines(out, [np.round(rec.board_corners_px).astype(np.int32)], True, (0, 255, 0), 2)
-        for name, (x, y) in rec.pit_centers_px.items():
-            cv2.putText(out, name, (int(x) - 8, int(y) + 4), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (0, 255, 255), 1)
-        cv2.imwrite(args.debug, out)
+        cv2.imwrite(args.debug, debug_image(img, rec))
     return 0
+
+
+def debug_image(image: np.ndarray, rec: Recognition) -> np.ndarray:
+    """``image`` with the board's outline and, at each pit centre, its name and the count
+    read: white where sure, orange where listed as uncertain, red where occluded."""
+    out = image.copy()
+    cv2.polylines(out, [np.round(rec.board_corners_px).astype(np.int32)], True, (0, 255, 0), 2)
+    flagged: dict[str, set[str]] = {"uncertain_pits": set(), "occluded_pits": set()}
+    for s in rec.status:
+        key, _, names = s.partition(":")
+        if key in flagged:
+            flagged[key].update(names.split(","))
+    counts = flatten(rec.position)
+    for name, (x, y) in rec.pit_centers_px.items():
+        colour = ((0, 0, 255) if name in flagged["occluded_pits"] else
+                  (0, 165, 255) if name in flagged["uncertain_pits"] else (255, 255, 255))
+        org = (int(x) - 8, int(y) + 5)
+        text = str(counts[name])
+        cv2.putText(out, text, org, cv2.FONT_HERSHEY_SIMPLEX, 0.55, (0, 0, 0), 3, cv2.LINE_AA)
+        cv2.putText(out, text, org, cv2.FONT_HERSHEY_SIMPLEX, 0.55, colour, 1, cv2.LINE_AA)
+        cv2.putText(out, name, (int(x) - 8, int(y) - 9), cv2.FONT_HERSHEY_SIMPLEX, 0.35, (0, 255, 255), 1,
+                    cv2.LINE_AA)
+    return out
 
 
 if __name__ == "__main__":

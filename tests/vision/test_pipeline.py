@@ -556,3 +556,27 @@ def test_a_render_cut_by_the_frame_is_no_board_and_says_where_it_runs_off() -> N
     assert "run off the image at the left edge" in got.status[1]
     whole = recognize(image, south=label["south_side"])
     assert _corner_errors(whole, label).max() < 15.0
+
+
+def test_debug_image_draws_each_count_coloured_by_its_status() -> None:
+    from vision.holes import nested
+    from vision.pipeline import Recognition, debug_image
+
+    counts = {n: 0 for n in HOLES}
+    counts.update({"A1": 7, "b2": 3, "B8": 5})
+    centres = {n: [40.0 + 60 * (i % 8), 40.0 + 60 * (i // 8)] for i, n in enumerate(HOLES)}
+    rec = Recognition(position=nested(counts), probabilities={}, confidence={},
+                      board_corners_px=[[5, 5], [515, 5], [515, 255], [5, 255]],
+                      status=["occluded_pits:b2", "uncertain_pits:A1"], timings_ms={},
+                      pit_centers_px=centres)
+    out = debug_image(np.full((260, 520, 3), 60, np.uint8), rec)
+
+    def has(name: str, bgr: tuple[int, int, int]) -> bool:
+        x, y = (int(v) for v in centres[name])
+        patch = out[y - 8:y + 8, x - 10:x + 10].reshape(-1, 3).astype(int)
+        return bool((np.abs(patch - bgr).sum(axis=1) < 60).any())
+
+    assert has("A1", (0, 165, 255)) and not has("A1", (0, 0, 255))  # uncertain: orange
+    assert has("b2", (0, 0, 255))  # occluded: red
+    assert has("B8", (255, 255, 255)) and not has("B8", (0, 165, 255))  # sure: white
+    assert (out[5, 100] == (0, 255, 0)).all()  # the board's outline
