@@ -106,3 +106,24 @@ def test_count_pit_reads_a_crop_smaller_than_a_board_could_be(tmp_path, capsys) 
     assert main(["count-pit", str(p), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert len(out["probabilities"]) == 41 and 0 <= out["count"] <= 40
+
+
+def test_recognize_debug_writes_the_photo_with_the_counts_drawn(blob_count, start_jpg, tmp_path, capsys) -> None:
+    out = tmp_path / "read.png"
+    assert main(["recognize", str(start_jpg), "--json", "--debug", str(out)]) == 0
+    res = json.loads(capsys.readouterr().out)
+    drawn = cv2.imread(str(out))
+    photo = cv2.imread(str(start_jpg))
+    assert drawn.shape == photo.shape
+    # the counts are drawn at the pit centres the reading found: the nyumba's 6 changes its pixels
+    x, y = (int(v) for v in vision.pipeline.recognize(photo).pit_centers_px["A5"])
+    assert res["position"]["south"]["front"][4] == 6
+    assert np.abs(drawn[y - 10:y + 10, x - 12:x + 12].astype(int)
+                  - photo[y - 10:y + 10, x - 12:x + 12].astype(int)).sum() > 0
+
+
+def test_recognize_debug_path_checked_before_reading(start_jpg, tmp_path, capsys) -> None:
+    assert main(["recognize", str(start_jpg), "--debug", str(tmp_path / "no" / "x.png")]) == 2
+    assert "no such folder" in capsys.readouterr().err
+    assert main(["recognize", str(start_jpg), "--debug", str(tmp_path / "x.txt")]) == 2
+    assert ".png or .jpg" in capsys.readouterr().err

@@ -29,6 +29,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--calibration", metavar="PROFILE", help="board profile JSON from bao calibrate")
     p.add_argument("--json", action="store_true", help="print the full result as JSON")
+    p.add_argument("--debug", metavar="OUT.png",
+                   help="also write the photo with the board's outline and each pit's count drawn "
+                        "on it (orange: uncertain, red: occluded), to check the reading by eye")
     p.set_defaults(func=_recognize)
 
     c = subparsers.add_parser(
@@ -95,6 +98,8 @@ def _recognize(args: argparse.Namespace) -> int:
 
     profile = BoardProfile.load(args.calibration) if args.calibration else None
     south = args.south or (profile.south_side if profile else "bottom")
+    if args.debug:
+        _check_debug_path(args.debug)
     image = _read(args.image)
     # the process's one-time set-up (network load, OpenCV tables) before the image,
     # so that timings_ms is this image's work
@@ -103,11 +108,35 @@ def _recognize(args: argparse.Namespace) -> int:
         result = recognize(image, south=south, profile=profile)
     except BoardNotFound as exc:
         raise CommandError(f"{args.image}: no Bao board found ({exc})") from None
+    if args.debug:
+        import cv2
+
+        from vision.pipeline import debug_image
+
+        try:
+            written = cv2.imwrite(args.debug, debug_image(image, result))
+        except cv2.error:
+            written = False
+        if not written:
+            raise CommandError(f"--debug {args.debug}: could not write the image")
     if args.json:
         print(json.dumps(result.to_json()))
     else:
         print(result.to_text())
     return 0
+
+
+def _check_debug_path(path: str) -> None:
+    """Refuse a ``--debug`` path OpenCV cannot write an image to, before the reading."""
+    import cv2
+
+    from webui.cli import CommandError
+
+    if not Path(path).parent.is_dir():
+        raise CommandError(f"--debug {path}: no such folder {str(Path(path).parent)!r}")
+    if not cv2.haveImageWriter(path):
+        raise CommandError(f"--debug {path}: not an image file name OpenCV can write "
+                           "(end it in .png or .jpg)")
 
 
 def _parse_corners(text: str) -> list[list[float]]:
