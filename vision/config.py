@@ -157,6 +157,15 @@ class LocateConfig:
     # turn, for a board small in the frame (its pits too small for the usual copy): rims
     # on each copy, then dark discs on each when pit_scan_blobs (locate._small_board); () off
     small_board_scan_px: tuple[int, ...] = (720, 960)
+    # still nothing, in a dark photo (at least ``dark_retry_share`` of its pixels darker
+    # than ``dark_retry_level``): the whole search again on a copy brightened by this
+    # gamma. A near-black board in dim light (synth_467_0002: the board's median grey 8)
+    # has its pits' gradients under the lattice score's floor (GridConfig.min_mean_gradient);
+    # brightened, the pit scan finds it 3 px from the truth. Costs a second search only
+    # where the first found nothing (0 or 1: off)
+    dark_retry_gamma: float = 0.5
+    dark_retry_level: int = 16
+    dark_retry_share: float = 0.04
     # the first pit scan unclear: the rims again at once on a copy with this long side
     # (px), at these radii only (px of that copy), for pits too small for the first
     # scan (a board far off or small in the frame), with no refits; a fit scoring

@@ -423,11 +423,42 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
     except BoardNotFound as exc:
         small = _small_board(image, cfg)
         if small is None:
+            small = _brightened_search(image, cfg)
+        if small is None:
             cut = off_image_message(image, cfg)
             if cut:
                 raise BoardNotFound(f"{cut}; {exc}") from exc
             raise BoardNotFound(f"{exc}; {NOT_FOUND_HINT}") from exc
         return small
+
+
+def is_dark(image: np.ndarray, lc: LocateConfig) -> bool:
+    """Whether at least ``lc.dark_retry_share`` of the image's pixels are darker than
+    ``lc.dark_retry_level`` (grey, 0..255)."""
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    return float(np.count_nonzero(grey < lc.dark_retry_level)) >= lc.dark_retry_share * grey.size
+
+
+def brightened(image: np.ndarray, gamma: float) -> np.ndarray:
+    """``image`` with every channel raised to ``gamma`` (< 1 lifts the shadows)."""
+    lut = np.clip(np.round(255.0 * (np.arange(256) / 255.0) ** gamma), 0, 255).astype(np.uint8)
+    return cv2.LUT(image, lut)
+
+
+def _brightened_search(image: np.ndarray, cfg: VisionConfig) -> BoardQuad | None:
+    """The search again on a brightened copy of a dark photo (``LocateConfig.dark_retry_gamma``),
+    or None (not dark, off, or still nothing). The corners are the photo's own."""
+    lc = cfg.locate
+    if not 0.0 < lc.dark_retry_gamma < 1.0 or not is_dark(image, lc):
+        return None
+    lifted = brightened(image, lc.dark_retry_gamma)
+    try:
+        found = _search(lifted, cfg)
+    except BoardNotFound:
+        found = _small_board(lifted, cfg)
+    if found is not None:
+        found.method += "+brightened"
+    return found
 
 
 def off_image_message(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> str | None:

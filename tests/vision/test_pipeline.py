@@ -580,3 +580,50 @@ def test_debug_image_draws_each_count_coloured_by_its_status() -> None:
     assert has("b2", (0, 0, 255))  # occluded: red
     assert has("B8", (255, 255, 255)) and not has("B8", (0, 165, 255))  # sure: white
     assert (out[5, 100] == (0, 255, 0)).all()  # the board's outline
+
+
+def test_a_near_black_board_in_dim_light_is_found_on_a_brightened_copy() -> None:
+    # LocateConfig.dark_retry_gamma (sample_images/hard/synth_467_0002: a near-black board,
+    # its median grey 8, on a pale floor, seen from 52 degrees): its pits' gradients fall
+    # under the lattice score's floor, and no search of the photo itself holds a lattice
+    # (even from the true corners the fit scores 0.26). On the copy brightened by gamma 0.5
+    # the pit scan finds it in place
+    from dataclasses import replace
+
+    from vision.config import DEFAULT
+    from vision.locate import _brightened_search, is_dark
+
+    image, label = _hard_sample("synth_467_0002")
+    assert is_dark(image, DEFAULT.locate)
+    found = _brightened_search(image, DEFAULT)
+    assert found is not None and found.method.endswith("+brightened")
+    err = min(np.abs(np.roll(np.asarray(found.corners), k, axis=0) - label["corners_px"]).max() for k in range(4))
+    assert err < 12.0
+    off = replace(DEFAULT, locate=replace(DEFAULT.locate, dark_retry_gamma=1.0))
+    assert _brightened_search(image, off) is None
+
+
+def test_the_brightened_search_runs_only_on_a_dark_photo_where_nothing_was_found(monkeypatch) -> None:
+    import vision.locate as loc
+    from vision.config import DEFAULT
+    from vision.errors import BoardNotFound
+
+    seen: list[float] = []
+    quad = loc.BoardQuad(np.array([[0, 0], [80, 0], [80, 40], [0, 40]], float), 1.0, 2.0, "pit_scan")
+
+    def search(image: np.ndarray, cfg) -> loc.BoardQuad:
+        seen.append(float(image.mean()))
+        if len(seen) == 1:
+            raise BoardNotFound("no 4x8 pit lattice found")
+        return quad
+
+    monkeypatch.setattr(loc, "_search", search)
+    monkeypatch.setattr(loc, "_small_board", lambda image, cfg: None)
+    monkeypatch.setattr(loc, "off_image_message", lambda image, cfg: None)
+    dark = np.full((120, 200, 3), 8, np.uint8)
+    assert loc.locate_board(dark, DEFAULT).method == "pit_scan+brightened"
+    assert seen[0] == 8.0 and seen[1] > 8.0 * 2  # the second search saw the photo brightened
+    seen.clear()
+    with pytest.raises(BoardNotFound, match="no 4x8 pit lattice"):
+        loc.locate_board(np.full((120, 200, 3), 120, np.uint8), DEFAULT)  # not dark: no second search
+    assert len(seen) == 1
