@@ -452,6 +452,7 @@ def _brightened_search(image: np.ndarray, cfg: VisionConfig) -> BoardQuad | None
     if not 0.0 < lc.dark_retry_gamma < 1.0 or not is_dark(image, lc):
         return None
     lifted = brightened(image, lc.dark_retry_gamma)
+    found: BoardQuad | None
     try:
         found = _search(lifted, cfg)
     except BoardNotFound:
