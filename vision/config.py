@@ -238,6 +238,13 @@ class GridConfig:
     # turns its gradients (0: off)
     occluded_evidence: float = 0.1
     occluded_evidence_rim: float = 0.85
+    # ... that second test also for the two nyumba. Off: a square nyumba's rim is no
+    # circle, so its rim evidence is weak with nothing over it, and the two (diagonal
+    # neighbours across the middle) were read as a hand on 2 of 230 renders (synth_1_0065,
+    # synth_467_0003: both empty, coherence 0.75-0.82, evidence -0.14 to 0.07). On the 40
+    # with a hand, no nyumba hidden by it was found by that test alone (the hand turns
+    # their gradients: coherence 0.55, 0.67)
+    occluded_evidence_nyumba: bool = False
     # top-face lattice refinement (vision/board.py)
     max_pitch_ratio: float = 3.0  # largest / smallest pit spacing in the image for a plausible lattice
     min_mean_gradient: float = 8.0  # floor of the lattice view's mean Sobel magnitude in the score

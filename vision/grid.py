@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from vision.config import DEFAULT, GridConfig
+from vision.holes import HOLE_CELL, NYUMBA
 from vision.lattice import fit_lattice, ring_kernel
 
 
@@ -177,13 +178,17 @@ def occluded_cells(grid: PitGrid, cfg: GridConfig = DEFAULT.grid) -> tuple[np.nd
     (a hand, a sleeve; a heap spilling over it too, which the decode tells apart by its
     count): the rim's radial coherence under ``occluded_rim_ratio`` x the median
     pit's, or its evidence under ``occluded_evidence`` x the median pit's with the
-    coherence under ``occluded_evidence_rim``. Faint: those occluded by the second test
-    only (an empty pit whose rim is soft on one side can pass it)."""
+    coherence under ``occluded_evidence_rim`` (not for the two nyumba unless
+    ``occluded_evidence_nyumba``: a square pit's rim is no circle). Faint: those occluded
+    by the second test only (an empty pit whose rim is soft on one side can pass it)."""
     turned = grid.rim < cfg.occluded_rim_ratio
     faint = np.zeros_like(turned)
     if grid.evidence is not None and cfg.occluded_evidence > 0:
         faint = ((grid.evidence < cfg.occluded_evidence) & (grid.rim < cfg.occluded_evidence_rim)
                  & ~turned)
+        if not cfg.occluded_evidence_nyumba and faint.shape == (4, 8):
+            for name in NYUMBA:  # (the cells of a5 and A5 swap under a half turn: either way)
+                faint[HOLE_CELL[name]] = False
     return turned | faint, faint
 
 
