@@ -439,6 +439,14 @@ class DecodeConfig:
     # the other end, beside two heaps) by 0.012-0.015 (docs/vision.md, twenty-ninth
     # session) (0: off)
     unlike_min_shift: float = 0.03
+    # ... each candidate compared with the median of its this many nearest pits read
+    # surely empty (whatever their rim), not the whole board's template: a board lit
+    # from one end has its far pits softer than the sure ones. The sample games, the
+    # singles and seeds 463 and 467 (243 photos): false hands 13 -> 5 (all on game_03,
+    # its end column lit low), hand photos flagged 25 of 52 either way, pits under a
+    # hand named 56 of 86 either way, pits wrongly named 55 -> 36; 3, 5: the same, 6: 6
+    # false hands (docs/vision.md, thirty-first session) (0: the board's template)
+    unlike_near: int = 4
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ import numpy as np
 from vision.cnn import BROAD_MODEL_PATH, CountNet, load_net
 from vision.config import CountConfig
 from vision.features import PIT_MASK_T, SIZE, TEMPLATE, prepare, small_lab
+from vision.holes import HOLES
 
 MAX_COUNT = 40
 N_COUNTS = MAX_COUNT + 1
@@ -317,7 +318,8 @@ def crop_smalls(crops: Sequence[np.ndarray]) -> np.ndarray:
 
 def unlike_empty(crops: Sequence[np.ndarray], candidates: np.ndarray, sure: np.ndarray,
                  z_min: float, min_sure: int = 3, min_shift: float = 0.0,
-                 smalls: np.ndarray | None = None) -> np.ndarray:
+                 smalls: np.ndarray | None = None, near: int = 0,
+                 pool: np.ndarray | None = None) -> np.ndarray:
     """Which ``candidates`` (bools, one per crop) look unlike the board's ``sure`` empty pits.
 
     The template is the median of the sure empty pits' crops (Lab, ``TEMPLATE`` px, over
@@ -333,6 +335,15 @@ def unlike_empty(crops: Sequence[np.ndarray], candidates: np.ndarray, sure: np.n
     (and shifts by ``min_shift``); all False when fewer than ``min_sure`` pits are sure
     (nothing to compare with) or no pit is a candidate. ``smalls``: the crops already
     made small (:func:`crop_smalls`), not made again.
+
+    ``near`` (with ``pool``, bools over the 32 pits in :data:`vision.holes.HOLES` order:
+    pits surely read as empty): each candidate is compared with the median of the
+    ``near`` pits of the pool nearest to it on the board (rows and columns apart; the
+    candidates left out) instead of the whole board's template, when the pool holds at
+    least ``max(near, min_sure)`` such pits. A board lit from one end has its far pits
+    darker or softer than the surely empty ones, which lie where the rims show best;
+    beside a pit, its neighbours are lit alike, while a hand still differs from them.
+    The scale stays the board's.
     """
     cand = np.asarray(candidates, bool)
     ref = np.asarray(sure, bool)
@@ -353,9 +364,26 @@ def unlike_empty(crops: Sequence[np.ndarray], candidates: np.ndarray, sure: np.n
         return float(np.abs(pits[i] - template).sum(axis=1).mean())
 
     scale = max(float(np.percentile([diff(int(i)) for i in np.flatnonzero(ref)], 90)), 1e-3)
+    local = None
+    if near > 0 and pool is not None and len(crops) == len(HOLES):
+        local = np.flatnonzero(np.asarray(pool, bool) & ~cand)
+        if len(local) < max(near, min_sure):
+            local = None
+        else:
+            missing = [int(i) for i in local if int(i) not in pits]
+            if missing:
+                made = (crop_smalls([crops[i] for i in missing]) if smalls is None
+                        else np.stack([np.asarray(smalls[i], np.float32) for i in missing]))
+                pits.update({i: made[j][PIT_MASK_T] for j, i in enumerate(missing)})
     for i in np.flatnonzero(cand):
-        shift = float(np.abs((pits[int(i)] - template).mean(axis=0)).sum())
-        out[i] = diff(int(i)) / scale > z_min and shift >= min_shift
+        own = template
+        if local is not None:
+            apart = (np.abs(local // 8 - i // 8) + np.abs(local % 8 - i % 8)).astype(float)
+            nearest = local[np.argsort(apart, kind="stable")[:near]]
+            own = np.median(np.stack([pits[int(j)] for j in nearest]), axis=0)
+        d = float(np.abs(pits[int(i)] - own).sum(axis=1).mean())
+        shift = float(np.abs((pits[int(i)] - own).mean(axis=0)).sum())
+        out[i] = d / scale > z_min and shift >= min_shift
     return out
 
 

@@ -114,7 +114,9 @@ def _covered(crops: Sequence[np.ndarray], probs: np.ndarray, grid: PitGrid, hidd
     empty = probs.argmax(axis=1) == 0
     sure = empty & (probs[:, 0] >= dc.unlike_sure) & (ev >= dc.unlike_sure_evidence)
     candidates = empty & (ev < dc.unlike_evidence) & ~hidden
-    return unlike_empty(crops, candidates, sure, dc.unlike_empty, dc.unlike_min_sure, dc.unlike_min_shift, smalls)
+    pool = empty & (probs[:, 0] >= dc.unlike_sure) & ~hidden  # compared with near a candidate
+    return unlike_empty(crops, candidates, sure, dc.unlike_empty, dc.unlike_min_sure, dc.unlike_min_shift,
+                        smalls, near=dc.unlike_near, pool=pool)
 
 
 def _seed_look(profile: BoardProfile | None) -> Any:

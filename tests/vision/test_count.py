@@ -344,3 +344,29 @@ def test_unlike_empty_needs_enough_sure_pits_and_matching_lengths() -> None:
         [False, False, True]
     with pytest.raises(ValueError, match="unlike_empty"):
         unlike_empty(crops, cand[:2], np.array([True, True, False]), 2.5)
+
+
+def test_unlike_empty_compares_a_pit_with_its_neighbours_when_asked() -> None:
+    # A board lit from one end (sample game_03 without a calibration): the surely empty
+    # pits lie where the rims show best, and the empty pits at the far end, lit softly and
+    # less, looked unlike them: a hand over the end. Beside such a pit its neighbours are
+    # lit alike (``near``), while a finger over a pit there still differs from them.
+    shade = np.array([0.55 + 0.45 * c / 7 for c in range(8)])  # darker towards column 0
+    crops = []
+    for i in range(32):
+        pit = drawn_pit(0, rng_seed=i).astype(np.float32) * shade[i % 8]
+        crops.append(np.clip(pit, 0, 255).astype(np.uint8))
+    crops[8] = np.clip(_covered_pit(3).astype(np.float32) * shade[0], 0, 255).astype(np.uint8)  # a8
+    columns = np.arange(32) % 8
+    sure = columns >= 4  # rims clear only on the lit half
+    candidates = np.zeros(32, bool)
+    candidates[[0, 8]] = True  # b8 empty in the shade, a8 under a finger
+    pool = np.ones(32, bool)  # every pit read surely empty
+    args = (crops, candidates, sure, 2.5, 3, DEFAULT.decode.unlike_min_shift)
+    assert unlike_empty(*args)[[0, 8]].tolist() == [True, True]  # against the lit pits: both
+    out = unlike_empty(*args, near=4, pool=pool)
+    assert out[[0, 8]].tolist() == [False, True] and out.sum() == 1
+    # too few pits in the pool: the board's template, as before
+    few = np.zeros(32, bool)
+    few[[1, 2]] = True
+    assert unlike_empty(*args, near=4, pool=few)[[0, 8]].tolist() == [True, True]
