@@ -161,7 +161,7 @@ class LocateConfig:
     # than ``dark_retry_level``): the whole search again on a copy brightened by this
     # gamma. A near-black board in dim light (synth_467_0002: the board's median grey 8)
     # has its pits' gradients under the lattice score's floor (GridConfig.min_mean_gradient);
-    # brightened, the pit scan finds it 3 px from the truth. Costs a second search only
+    # brightened, the pit scan finds it 3-6 px from the truth. Costs a second search only
     # where the first found nothing (0 or 1: off)
     dark_retry_gamma: float = 0.5
     dark_retry_level: int = 16
