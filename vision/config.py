@@ -241,7 +241,7 @@ class GridConfig:
     # ... that second test also for the two nyumba. Off: a square nyumba's rim is no
     # circle, so its rim evidence is weak with nothing over it, and the two (diagonal
     # neighbours across the middle) were read as a hand on 2 of 230 renders (synth_1_0065,
-    # synth_467_0003: both empty, coherence 0.75-0.82, evidence -0.14 to 0.07). On the 40
+    # synth_467_0003: both empty, coherence 0.75-0.82, evidence -0.14 to 0.07). On the 48
     # with a hand, no nyumba hidden by it was found by that test alone (the hand turns
     # their gradients: coherence 0.55, 0.67)
     occluded_evidence_nyumba: bool = False

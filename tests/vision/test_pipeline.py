@@ -584,7 +584,7 @@ def test_debug_image_draws_each_count_coloured_by_its_status() -> None:
 
 def test_a_near_black_board_in_dim_light_is_found_on_a_brightened_copy() -> None:
     # LocateConfig.dark_retry_gamma (sample_images/hard/synth_467_0002: a near-black board,
-    # its median grey 8, on a pale floor, seen from 52 degrees): its pits' gradients fall
+    # its median grey 8, on a pale floor, seen from 58 degrees): its pits' gradients fall
     # under the lattice score's floor, and no search of the photo itself holds a lattice
     # (even from the true corners the fit scores 0.26). On the copy brightened by gamma 0.5
     # the pit scan finds it in place
