@@ -627,3 +627,27 @@ def test_the_brightened_search_runs_only_on_a_dark_photo_where_nothing_was_found
     with pytest.raises(BoardNotFound, match="no 4x8 pit lattice"):
         loc.locate_board(np.full((120, 200, 3), 120, np.uint8), DEFAULT)  # not dark: no second search
     assert len(seen) == 1
+
+
+@pytest.mark.parametrize("frame", ["frame_000", "frame_018"])
+def test_a_board_lit_from_one_end_shows_no_hand_over_its_far_end(frame: str) -> None:
+    # DecodeConfig.unlike_near (sample_images/games/game_03, read without a calibration):
+    # the empty pits of its end column, lit low and softly, looked unlike the board's
+    # surely empty pits, which all lie on the lit half, and were named covered: a hand.
+    # Against their nearest surely empty pits they are not; no pit is wrongly named
+    import json
+    from dataclasses import replace
+    from pathlib import Path
+
+    from vision.config import DEFAULT
+
+    path = Path(__file__).resolve().parents[2] / "sample_images" / "games" / "game_03" / f"{frame}.jpg"
+    image = cv2.imread(str(path))
+    label = json.loads(path.with_suffix(".json").read_text())
+    assert not label["hand_over_board"]
+    got = recognize(image, south=label["south_side"])
+    assert "hand_over_board" not in got.status
+    truth = flatten(label["position"])
+    assert sum(flatten(got.position)[n] != truth[n] for n in HOLES) <= 2
+    board_wide = replace(DEFAULT, decode=replace(DEFAULT.decode, unlike_near=0))
+    assert "hand_over_board" in recognize(image, south=label["south_side"], cfg=board_wide).status
