@@ -28,7 +28,7 @@ and the board's aspect. Points are OpenCV ``(x, y)``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import cv2
@@ -471,6 +471,38 @@ def _end_covered(table: np.ndarray, void: np.ndarray, view: np.ndarray, gx: np.n
     return float(along.max()) <= cfg.covered_end_edge_max
 
 
+def _row_covered(table: np.ndarray, view: np.ndarray, points: np.ndarray, between: np.ndarray,
+                 cfg: GridConfig) -> bool:
+    """Whether the outer line void of pits (:func:`_outer_line_void`) is one outer row
+    whose pits an arm hides in part (``GridConfig.covered_rows``): a player's arm reaches
+    in from a long side and lies over a run of that row's pits while the others show.
+    Both end columns must show pits and only one outer row be void; in that row, a
+    single run of at least ``covered_row_void_min`` cells under ``covered_row_void`` x
+    the lattice's median evidence, at least ``covered_row_shown`` pits at
+    ``covered_row_pit`` x or more, and each void cell as unlike the board's surface
+    (the points between the pits away from the run's columns) as ``covered_row_unlike``
+    (:func:`cell_unlikeness`). A lattice one pitch off has its whole
+    outer row on the margin or the table, where no pit shows (synth_487_0022: half of
+    row B under an arm)."""
+    levels = _line_levels(table)
+    if not cfg.covered_rows or levels is None:
+        return False
+    col, row = levels
+    if min(col[1], col[-2]) < cfg.edge_void:
+        return False  # an end column void too: not an arm along one row
+    top, bottom = row[1] < cfg.edge_void, row[-2] < cfg.edge_void
+    if top == bottom:
+        return False
+    r = 0 if top else 3
+    ev = table[r + 1, 1:9] / float(np.median(table[1:5, 1:9]))
+    run = np.flatnonzero(ev < cfg.covered_row_void)
+    if (len(run) < cfg.covered_row_void_min or np.any(np.diff(run) != 1)
+            or np.count_nonzero(ev >= cfg.covered_row_pit) < cfg.covered_row_shown):
+        return False
+    far = cell_unlikeness(view, points, between, cfg.lattice_pitch_px, run, [(r, int(c)) for c in run])
+    return far is not None and bool(np.all(far >= cfg.covered_row_unlike))  # (NaN: off the view)
+
+
 def void_columns(table: np.ndarray, cfg: GridConfig) -> np.ndarray:
     """The lattice columns (0..7) whose second-strongest pit (from
     :func:`line_evidence`) is below ``column_void`` x the lattice's median. Every
@@ -511,12 +543,22 @@ def column_unlikeness(view: np.ndarray, points: np.ndarray, between: np.ndarray,
                       void: np.ndarray, cols: np.ndarray) -> np.ndarray | None:
     """How unlike the board's surface each lattice column of ``cols`` (0..7) looks,
     the surface taken away from the ``void`` columns (an arm covers the wood beside
-    them too). ``view``: the lattice view (BGR), ``points``: its 32 lattice
-    points (px, row by row), ``between``: the 21 points on the surface between four
-    pits (3 rows x 7, row by row). A column's unlikeness is the median, over its four
-    cells, of the L1 Lab distance of a cell's mean (a square of 0.6 pitch) from the
-    median of the surface points, in units of those points' own 75th percentile
-    distance (NaN for a cell off the view). None when the surface points leave the view."""
+    them too): the median over its four cells of :func:`cell_unlikeness`. None when
+    the surface points leave the view."""
+    cols = np.asarray(cols, int)
+    far = cell_unlikeness(view, points, between, pitch, void, [(r, int(c)) for c in cols for r in range(4)])
+    return None if far is None else np.median(far.reshape(len(cols), 4), axis=1)
+
+
+def cell_unlikeness(view: np.ndarray, points: np.ndarray, between: np.ndarray, pitch: float,
+                    void: np.ndarray, cells: Sequence[tuple[int, int]]) -> np.ndarray | None:
+    """How unlike the board's surface each lattice cell (row, column) of ``cells`` looks,
+    the surface taken away from the ``void`` columns. ``view``: the lattice view (BGR),
+    ``points``: its 32 lattice points (px, row by row), ``between``: the 21 points on the
+    surface between four pits (3 rows x 7, row by row). A cell's unlikeness is the L1
+    Lab distance of its mean (a square of 0.6 pitch) from the median of the surface
+    points, in units of those points' own 75th percentile distance (NaN for a cell off
+    the view). None when no surface point is left or one leaves the view."""
     lab = cv2.cvtColor(view.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
     r = max(1, int(round(0.3 * pitch)))
 
@@ -534,11 +576,8 @@ def column_unlikeness(view: np.ndarray, points: np.ndarray, between: np.ndarray,
         return None
     ref = np.median(surface, axis=0)
     spread = max(float(np.percentile(np.abs(surface - ref).sum(axis=1), 75)), 1.0)
-    cells = np.asarray(points, float).reshape(4, 8, 2)
-    out = []
-    for c in np.asarray(cols, int):
-        out.append(float(np.median([float(np.abs(mean_at(q) - ref).sum()) / spread for q in cells[:, c]])))
-    return np.array(out)
+    grid = np.asarray(points, float).reshape(4, 8, 2)
+    return np.array([float(np.abs(mean_at(grid[i, c]) - ref).sum()) / spread for i, c in cells])
 
 
 def refine_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: GridConfig = DEFAULT.grid,
@@ -1005,7 +1044,8 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
     if _continues(table, gc, unseen_sides(m, gap, image.shape, gc)):
         score = 0.0  # tiles or a pattern going on beyond the lattice: no board
     void = void_columns(table, gc)
-    if _outer_line_void(table, gc) and not _end_covered(table, void, lview, gx, nominal, between, gc):
+    if (_outer_line_void(table, gc) and not _end_covered(table, void, lview, gx, nominal, between, gc)
+            and not _row_covered(table, lview, nominal, between, gc)):
         score = 0.0  # a lattice line on the margin: one pitch off, or astride a hand
     if len(void) >= 2 and not covered_columns(lview, nominal, between, p, void, gc, ends=gc.covered_ends):
         score = 0.0  # whole columns between the pits: the wrong column pitch

@@ -335,6 +335,21 @@ class GridConfig:
     covered_ends: bool = True
     covered_end_unlike: float = 1.0  # ... each such column this unlike the surface (vision.board._end_covered)
     covered_end_edge_max: float = 4.0  # ... and no straight edge stronger than this along it (the board's end)
+    # ... and an outer row void of pits only in part: an arm reaching in from a long side,
+    # as a player's does, lies over one run of that row's pits (at least
+    # ``covered_row_void_min`` cells under ``covered_row_void`` x the lattice's median
+    # evidence, in one run) while ``covered_row_shown`` of its pits or more still show
+    # (at least ``covered_row_pit`` x): a lattice one pitch off has its whole outer row
+    # on the margin or the table. Each void cell must look unlike the board's surface by
+    # ``covered_row_unlike`` (vision.board._row_covered). synth_487_0022 (an arm over ten
+    # pits, cells 1.37-1.45) is found in place and its hand flagged; over 409 other
+    # photos (332 renders and game frames, 79 bare tables) nothing changes (False: never)
+    covered_rows: bool = True
+    covered_row_void: float = 0.25
+    covered_row_void_min: int = 2
+    covered_row_pit: float = 0.5
+    covered_row_shown: int = 2
+    covered_row_unlike: float = 1.0
     continues_beyond: float = 0.4  # lines beyond 2+ sides with this x the lattice's rim evidence: tiles, no board
     continues_unseen: bool = True  # ... once one in view goes on, counting the lines beyond the lattice off the image as going on
     # tiles too: lines beyond one side with continues_beyond and another in view with this (0: off).

@@ -1496,3 +1496,37 @@ def test_the_crop_radius_is_floored_at_a_share_of_the_pitch_on_each_axis() -> No
     assert _floored((0.22 * p, 0.35 * p), gc) == (0.3 * p, 0.35 * p)
     assert _floored((0.4 * p, 0.41 * p), gc) == (0.4 * p, 0.41 * p)
     assert _floored((0.1 * p, 0.1 * p), replace(gc, crop_radius_min=0.0)) == (0.1 * p, 0.1 * p)
+
+
+def test_an_outer_row_is_taken_as_under_an_arm_only_in_part_and_unlike_the_wood() -> None:
+    # vision.board._row_covered: a player's arm over a run of one outer row's pits, while
+    # the others show, against a lattice one pitch off (its whole outer row on the margin)
+    import cv2
+
+    from vision.board import _lattice_points, _row_covered
+
+    gc = DEFAULT.grid
+    p, b = gc.lattice_pitch_px, gc.lattice_border
+    nominal = _lattice_points(0.0) * p + b * p
+    mids = nominal.reshape(4, 8, 2)
+    between = (0.25 * (mids[:-1, :-1] + mids[1:, :-1] + mids[:-1, 1:] + mids[1:, 1:])).reshape(-1, 2)
+    size = (int((7 + 2 * b) * p), int((3 + 2 * b) * p))
+    wood = np.full((size[1], size[0], 3), (60, 110, 160), np.uint8)  # BGR: a mid-brown board
+    arm = wood.copy()
+    for c in range(3, 8):  # skin-coloured cells over B4..B8 (row 3, columns 3-7)
+        x, y = (int(v) for v in mids[3, c])
+        cv2.rectangle(arm, (x - 20, y - 20), (x + 20, y + 20), (120, 170, 235), -1)
+    table = np.ones((6, 10))
+    table[0, :] = table[5, :] = table[:, 0] = table[:, 9] = 0.0  # nothing beyond the lattice
+    table[4, 4:9] = 0.0  # row B: pits 1-3 show, 4-8 void
+    assert _row_covered(table, arm, nominal, between, gc)
+    assert not _row_covered(table, wood, nominal, between, gc)  # void cells that look like the wood
+    whole = table.copy()
+    whole[4, 1:9] = 0.0  # the whole row void: a lattice one pitch off
+    assert not _row_covered(whole, arm, nominal, between, gc)
+    apart = table.copy()
+    apart[4, 1:9] = [0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0]  # two void runs: no single arm
+    assert not _row_covered(apart, arm, nominal, between, gc)
+    from dataclasses import replace
+
+    assert not _row_covered(table, arm, nominal, between, replace(gc, covered_rows=False))
