@@ -343,7 +343,7 @@ class GridConfig:
     # on the margin or the table. Each void cell must look unlike the board's surface by
     # ``covered_row_unlike`` (vision.board._row_covered). synth_487_0022 (an arm over ten
     # pits, cells 1.37-1.45) is found in place and its hand flagged; over 409 other
-    # photos (332 renders and game frames, 79 bare tables) nothing changes (False: never)
+    # photos (330 renders and game frames, 79 bare tables) nothing changes (False: never)
     covered_rows: bool = True
     covered_row_void: float = 0.25
     covered_row_void_min: int = 2
