@@ -352,7 +352,15 @@ def unlike_empty(crops: Sequence[np.ndarray], candidates: np.ndarray, sure: np.n
         raise ValueError(f"unlike_empty: {len(crops)} crops, {len(cand)} candidates, {len(ref)} sure")
     if not cand.any() or np.count_nonzero(ref) < max(min_sure, 1):
         return out
-    idx = np.flatnonzero(cand | ref)
+    local = None  # the pits each candidate is compared with near it (``near``), if enough
+    if near > 0 and pool is not None and len(crops) == len(HOLES):
+        local = np.flatnonzero(np.asarray(pool, bool) & ~cand)
+        if len(local) < max(near, min_sure):
+            local = None
+    keep = cand | ref
+    if local is not None:
+        keep[local] = True
+    idx = np.flatnonzero(keep)
     if smalls is None:
         made = crop_smalls([crops[int(i)] for i in idx])
         pits = {int(i): made[j][PIT_MASK_T] for j, i in enumerate(idx)}
@@ -360,30 +368,18 @@ def unlike_empty(crops: Sequence[np.ndarray], candidates: np.ndarray, sure: np.n
         pits = {int(i): np.asarray(smalls[int(i)], np.float32)[PIT_MASK_T] for i in idx}
     template = np.median(np.stack([pits[int(i)] for i in np.flatnonzero(ref)]), axis=0)
 
-    def diff(i: int) -> float:
-        return float(np.abs(pits[i] - template).sum(axis=1).mean())
+    def diff(i: int, against: np.ndarray = template) -> float:
+        return float(np.abs(pits[i] - against).sum(axis=1).mean())
 
     scale = max(float(np.percentile([diff(int(i)) for i in np.flatnonzero(ref)], 90)), 1e-3)
-    local = None
-    if near > 0 and pool is not None and len(crops) == len(HOLES):
-        local = np.flatnonzero(np.asarray(pool, bool) & ~cand)
-        if len(local) < max(near, min_sure):
-            local = None
-        else:
-            missing = [int(i) for i in local if int(i) not in pits]
-            if missing:
-                made = (crop_smalls([crops[i] for i in missing]) if smalls is None
-                        else np.stack([np.asarray(smalls[i], np.float32) for i in missing]))
-                pits.update({i: made[j][PIT_MASK_T] for j, i in enumerate(missing)})
     for i in np.flatnonzero(cand):
         own = template
         if local is not None:
             apart = (np.abs(local // 8 - i // 8) + np.abs(local % 8 - i % 8)).astype(float)
             nearest = local[np.argsort(apart, kind="stable")[:near]]
             own = np.median(np.stack([pits[int(j)] for j in nearest]), axis=0)
-        d = float(np.abs(pits[int(i)] - own).sum(axis=1).mean())
         shift = float(np.abs((pits[int(i)] - own).mean(axis=0)).sum())
-        out[i] = d / scale > z_min and shift >= min_shift
+        out[i] = diff(int(i), own) / scale > z_min and shift >= min_shift
     return out
 
 
