@@ -19,6 +19,7 @@ up to 20 by the least sure pit.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -40,6 +41,13 @@ class Decoded:
     status: list[str] = field(default_factory=list)
     total: int = 0  # seeds on the board in the decoded position
     implied_total: int = 0  # sum of the per-pit most likely counts
+
+
+def status_pits(status: Sequence[str], key: str) -> list[str]:
+    """The pits the status entry ``key:`` names (``occluded_pits``, ``uncertain_pits``),
+    in its order; [] when there is none."""
+    return [n for entry in status if entry.startswith(key + ":")
+            for n in entry[len(key) + 1:].split(",") if n]
 
 
 def _constrained_map(logp: np.ndarray, allowed: np.ndarray) -> tuple[np.ndarray, float]:

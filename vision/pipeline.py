@@ -22,7 +22,7 @@ import numpy as np
 
 from vision.board import fit_board
 from vision.config import DEFAULT, VisionConfig
-from vision.decode import decode
+from vision.decode import decode, status_pits
 from vision.errors import BoardNotFound
 from vision.focus import crops_blur, soften
 from vision.grid import PitGrid, occluded_cells
@@ -328,15 +328,12 @@ def debug_image(image: np.ndarray, rec: Recognition) -> np.ndarray:
     read: white where sure, orange where listed as uncertain, red where occluded."""
     out = image.copy()
     cv2.polylines(out, [np.round(rec.board_corners_px).astype(np.int32)], True, (0, 255, 0), 2)
-    flagged: dict[str, set[str]] = {"uncertain_pits": set(), "occluded_pits": set()}
-    for s in rec.status:
-        key, _, names = s.partition(":")
-        if key in flagged:
-            flagged[key].update(names.split(","))
+    occluded = set(status_pits(rec.status, "occluded_pits"))
+    uncertain = set(status_pits(rec.status, "uncertain_pits"))
     counts = flatten(rec.position)
     for name, (x, y) in rec.pit_centers_px.items():
-        colour = ((0, 0, 255) if name in flagged["occluded_pits"] else
-                  (0, 165, 255) if name in flagged["uncertain_pits"] else (255, 255, 255))
+        colour = ((0, 0, 255) if name in occluded else
+                  (0, 165, 255) if name in uncertain else (255, 255, 255))
         org = (int(x) - 8, int(y) + 5)
         text = str(counts[name])
         cv2.putText(out, text, org, cv2.FONT_HERSHEY_SIMPLEX, 0.55, (0, 0, 0), 3, cv2.LINE_AA)

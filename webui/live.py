@@ -37,6 +37,7 @@ from engine.referee import (
     infer_move,
     split,
 )
+from vision.decode import status_pits
 from vision.motion import MotionConfig, SettleDetector, pit_changes
 from vision.rectify import homography
 from webui.sources import Frame, FrameSource
@@ -104,13 +105,8 @@ def _holes_of(nested: Any) -> dict[str, Any]:
 def low_confidence_pits(status: Sequence[str], confidence: dict[str, float], threshold: float) -> list[str]:
     """Pits to highlight: those the vision flags (``uncertain_pits:``/``occluded_pits:``
     status entries), else those whose confidence is below ``threshold``."""
-    flagged = [
-        hole
-        for entry in status
-        if entry.startswith(("uncertain_pits:", "occluded_pits:"))
-        for hole in entry.split(":", 1)[1].split(",")
-        if hole in confidence
-    ]
+    flagged = [hole for key in ("uncertain_pits", "occluded_pits")
+               for hole in status_pits(status, key) if hole in confidence]
     if flagged:
         return sorted(set(flagged), key=HOLES.index)
     return [h for h, c in confidence.items() if c < threshold]

@@ -160,3 +160,13 @@ def test_a_faint_rim_alone_is_no_hand_but_two_together_are() -> None:
     occ[HOLES.index("B4")] = True
     two = decode(peaked(counts), occ, faint=occ.copy())
     assert "hand_over_board" in two.status
+
+
+def test_status_pits_reads_the_pits_a_status_entry_names() -> None:
+    from vision.decode import status_pits
+
+    status = ["hand_over_board", "occluded_pits:b2,a2", "uncertain_pits:A5", "total_implausible:70"]
+    assert status_pits(status, "occluded_pits") == ["b2", "a2"]
+    assert status_pits(status, "uncertain_pits") == ["A5"]
+    assert status_pits(status, "occluded") == []  # the whole key, not a prefix of it
+    assert status_pits([], "occluded_pits") == []
