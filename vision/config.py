@@ -462,6 +462,15 @@ class DecodeConfig:
     # hand named 56 of 86 either way, pits wrongly named 55 -> 36; 3, 5: the same, 6: 6
     # false hands (docs/vision.md, thirty-first session) (0: the board's template)
     unlike_near: int = 4
+    # One occluded pit read as few seeds is a hand too when the board's nearer long edge,
+    # at its column or ``hand_edge_reach`` columns from it, shows under this share of the
+    # edge's usual contrast (vision.grid.edge_breaks): an arm reaching in over the edge.
+    # A pit named alone was no hand before (a seed's shadow, a soft rim). Over 110 hand
+    # photos (40 with a hand on every board, seed 503) and 261 without one: hands flagged
+    # 57 -> 68, false flags 5 as before; 0.5: 71, 0.6: 72 but 2 more false flags
+    # (docs/vision.md, thirty-second session) (0: off)
+    hand_edge_break: float = 0.4
+    hand_edge_reach: int = 1
 
 
 @dataclass(frozen=True)

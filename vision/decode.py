@@ -103,6 +103,7 @@ def decode(
     expected_total: int | None = None,
     cfg: DecodeConfig = DEFAULT.decode,
     faint: np.ndarray | None = None,
+    crossed: np.ndarray | None = None,
 ) -> Decoded:
     """Most likely position from (32, 41) per-pit distributions (HOLES order).
 
@@ -120,7 +121,10 @@ def decode(
     hidden by a heap as 5 or more. ``faint`` (32 bools) marks the occluded pits
     known only by a faint rim (:func:`vision.grid.occluded_cells`): they count
     towards the neighbouring pits, but one alone read as empty is no hand (an
-    empty pit with a soft rim on one side looks so too).
+    empty pit with a soft rim on one side looks so too). ``crossed`` (32 bools) marks
+    the pits beside which something lies across the board's edge
+    (:func:`vision.grid.crossed_pits`): one occluded pit read as few seeds there is a
+    hand too (an arm reaching in over the edge to it).
     """
     p = np.asarray(probabilities, np.float64)
     if p.shape != (len(HOLES), cfg.max_count + 1):
@@ -166,7 +170,8 @@ def decode(
         status.append(f"total_implausible:{implied}")
     conf = p[np.arange(len(HOLES)), counts]
     conf[hidden] = 0.0
-    if _largest_cluster(hidden_names) >= cfg.hand_min_pits or covered.any():
+    reached = hidden & np.asarray(crossed, bool) if crossed is not None else np.zeros_like(hidden)
+    if _largest_cluster(hidden_names) >= cfg.hand_min_pits or covered.any() or reached.any():
         status.append("hand_over_board")
     if hidden_names:
         status.append("occluded_pits:" + ",".join(hidden_names))

@@ -192,6 +192,87 @@ def occluded_cells(grid: PitGrid, cfg: GridConfig = DEFAULT.grid) -> tuple[np.nd
     return turned | faint, faint
 
 
+#: board-edge contrast (:func:`edge_breaks`), in units of the view's column pitch:
+#: samples every 0.1 pitch along 0.8 pitch of edge beside each column, a band from
+#: 0.02 to 0.14 pitch outside the edge and one as deep inside (at most 0.6 of the
+#: margin between the edge and the rims, at least 2 px)
+_EDGE_ALONG = np.linspace(-0.4, 0.4, 9)
+_EDGE_STEPS = np.linspace(0.25, 1.0, 4)
+_EDGE_BAND = 0.12
+_EDGE_GAP = 0.02
+#: an edge whose median contrast (L1 Lab, L 0..100) is under this shows no edge to break
+_EDGE_MIN_CONTRAST = 2.0
+
+
+def edge_breaks(image: np.ndarray, corners: np.ndarray, hmat: np.ndarray, grid: PitGrid) -> np.ndarray:
+    """(2, 8): how much the board's two long edges (the top and bottom of the view) show
+    beside each pit column: the colour contrast across the edge (L1 Lab distance between
+    a band just inside and one just outside, the median of 9 samples along the column)
+    over that edge's median column. About 1 where the edge shows; near 0 where something
+    lies across it, as a player's arm reaching in from that side does (its own outline
+    runs across the edge, not along it). NaN where a column's samples leave the image, or
+    the whole edge shows less contrast than ``_EDGE_MIN_CONTRAST``.
+
+    ``corners``: the playing surface's canonical TL, TR, BR, BL corners (image px);
+    ``hmat``: image -> view homography of ``grid``."""
+    vc = cv2.perspectiveTransform(np.asarray(corners, np.float32).reshape(-1, 1, 2),
+                                  np.asarray(hmat, np.float64)).reshape(-1, 2).astype(np.float64)
+    inv = np.linalg.inv(np.asarray(hmat, np.float64))
+    h, w = image.shape[:2]
+    centres = np.asarray(grid.centres, np.float64)
+    pitch, ry = float(grid.pitch[0]), float(grid.radius[1])
+    inner = centres[1:3].reshape(-1, 2).mean(axis=0)
+    out = np.full((2, 8), np.nan)
+    for side, (a, b, row) in enumerate(((vc[0], vc[1], 0), (vc[3], vc[2], 3))):
+        length = float(np.linalg.norm(b - a))
+        if length < 1e-6:
+            continue
+        u = (b - a) / length
+        n = np.array([-u[1], u[0]])
+        if float(np.dot(inner - a, n)) < 0:
+            n = -n  # pointing into the board
+        margin = abs(float(np.dot(centres[row].mean(axis=0) - a, n))) - ry
+        depth = max(min(_EDGE_BAND * pitch, 0.6 * margin), 2.0)
+        offs = np.concatenate([_EDGE_STEPS * depth + _EDGE_GAP * pitch,
+                               -(_EDGE_STEPS * _EDGE_BAND * pitch + _EDGE_GAP * pitch)])
+        t0 = (centres[row] - a) @ u  # (8,) each column's place along the edge
+        base = a + (t0[:, None] + _EDGE_ALONG[None, :] * pitch)[..., None] * u  # (8, 9, 2)
+        pts = base[:, :, None, :] + offs[None, None, :, None] * n  # (8, 9, 8, 2)
+        ip = cv2.perspectiveTransform(pts.reshape(-1, 1, 2).astype(np.float32), inv).reshape(pts.shape)
+        inside_image = ((ip[..., 0] >= 0) & (ip[..., 0] <= w - 1)
+                        & (ip[..., 1] >= 0) & (ip[..., 1] <= h - 1)).all(axis=2)  # (8, 9)
+        vals = cv2.remap(image, ip[..., 0].reshape(1, -1).astype(np.float32),
+                         ip[..., 1].reshape(1, -1).astype(np.float32), cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_REPLICATE)
+        lab = cv2.cvtColor(vals.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab).reshape(*pts.shape[:3], 3)
+        k = len(_EDGE_STEPS)
+        diff = np.abs(lab[:, :, :k].mean(axis=2) - lab[:, :, k:].mean(axis=2)).sum(axis=-1)  # (8, 9)
+        diff[~inside_image] = np.nan
+        enough = inside_image.sum(axis=1) > len(_EDGE_ALONG) // 2
+        if enough.any():
+            out[side, enough] = np.nanmedian(diff[enough], axis=1)
+    with np.errstate(invalid="ignore"):
+        for side in range(2):
+            if np.isnan(out[side]).all():
+                continue
+            med = float(np.nanmedian(out[side]))
+            out[side] = out[side] / med if med >= _EDGE_MIN_CONTRAST else np.nan
+    return out
+
+
+def crossed_pits(breaks: np.ndarray, bar: float, reach: int = 1) -> np.ndarray:
+    """(4, 8) bools: the pits beside which an arm may cross the board's edge: the long
+    edge nearer the pit (rows 0-1: the top of the view, rows 2-3: the bottom) shows under
+    ``bar`` of its usual contrast (:func:`edge_breaks`) at the pit's column or within
+    ``reach`` columns of it (an arm comes in at a slant)."""
+    broken = np.nan_to_num(np.asarray(breaks, np.float64), nan=np.inf) < bar  # (2, 8)
+    near = np.zeros_like(broken)
+    for d in range(-reach, reach + 1):
+        lo, hi = max(d, 0), 8 + min(d, 0)
+        near[:, lo - d:hi - d] |= broken[:, lo:hi]
+    return np.vstack([near[0], near[0], near[1], near[1]])
+
+
 def radial_coherence(view: np.ndarray, centres: np.ndarray, radius: tuple[float, float]) -> np.ndarray:
     """Per pit (rows, cols): share of the gradient energy around the rim that points
     radially. A visible pit rim is a circle of radial gradients (about 1); a hand,

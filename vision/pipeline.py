@@ -25,7 +25,7 @@ from vision.config import DEFAULT, VisionConfig
 from vision.decode import decode, status_pits
 from vision.errors import BoardNotFound
 from vision.focus import crops_blur, soften
-from vision.grid import PitGrid, occluded_cells
+from vision.grid import PitGrid, crossed_pits, edge_breaks, occluded_cells
 from vision.holes import HOLE_CELL, HOLES, NYUMBA, flatten, nested
 from vision.io import check_image
 from vision.locate import BoardQuad, given_corners, locate_board
@@ -242,8 +242,13 @@ def recognize(
     # pits covered by something that is no seed but whose rim still shows a little: occluded
     # and, like the pits known only by a faint rim, a hand only with a neighbour hidden too
     covered = _covered(crops, probs, grid, hidden.ravel(), cfg, smalls)
-    dec = decode(read, hidden.ravel() | covered, expected_total, cfg.decode,
-                 faint=faint.ravel() | covered)
+    occluded = hidden.ravel() | covered
+    crossed = None  # pits beside which something lies across the board's edge (an arm)
+    if cfg.decode.hand_edge_break > 0 and occluded.any():
+        crossed = crossed_pits(edge_breaks(image, corners, hmat, grid), cfg.decode.hand_edge_break,
+                               cfg.decode.hand_edge_reach).ravel()
+    dec = decode(read, occluded, expected_total, cfg.decode, faint=faint.ravel() | covered,
+                 crossed=crossed)
     if cfg.count.blur_flag > 0 and blur >= cfg.count.blur_flag:
         dec.status.append("image_blurred")
     centres_img = to_image(grid.centres.reshape(-1, 2), hmat).reshape(grid.centres.shape)

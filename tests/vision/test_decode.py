@@ -170,3 +170,23 @@ def test_status_pits_reads_the_pits_a_status_entry_names() -> None:
     assert status_pits(status, "uncertain_pits") == ["A5"]
     assert status_pits(status, "occluded") == []  # the whole key, not a prefix of it
     assert status_pits([], "occluded_pits") == []
+
+
+def test_one_hidden_pit_beside_a_crossed_edge_is_a_hand() -> None:
+    # DecodeConfig.hand_edge_break: B5 hidden and read as 2 seeds is no hand alone (a
+    # seed's shadow can turn a rim); with something across the board's edge beside it
+    # (``crossed``: vision.grid.crossed_pits) it is an arm reaching in
+    occ = np.zeros(32, bool)
+    occ[HOLES.index("B5")] = True
+    counts = {"B5": 2, "A5": 6, "a5": 6}
+    alone = decode(peaked(counts), occ)
+    assert "hand_over_board" not in alone.status and "occluded_pits:B5" in alone.status
+    crossed = np.zeros(32, bool)
+    crossed[HOLES.index("B5")] = True
+    assert "hand_over_board" in decode(peaked(counts), occ, crossed=crossed).status
+    # the edge crossed beside another pit, or beside a heap hiding its own rim: no hand
+    elsewhere = np.zeros(32, bool)
+    elsewhere[HOLES.index("B1")] = True
+    assert "hand_over_board" not in decode(peaked(counts), occ, crossed=elsewhere).status
+    heap = {"B5": 12, "A5": 6, "a5": 6}
+    assert "hand_over_board" not in decode(peaked(heap), occ, crossed=crossed).status

@@ -71,3 +71,48 @@ def test_the_nyumba_are_hidden_only_when_their_rim_is_turned() -> None:
     rim[ra, ca] = 0.55
     assert occluded_cells(grid(rim, ev))[0][ra, ca]
     assert [HOLES[i] for i in np.flatnonzero(occluded_cells(grid(rim, ev))[0].ravel())] == ["b8", "a5"]
+
+
+def test_crossed_pits_are_those_beside_a_broken_edge_on_their_side() -> None:
+    from vision.grid import crossed_pits
+
+    breaks = np.ones((2, 8))
+    breaks[1, 3] = 0.1      # the bottom edge broken at column 3
+    breaks[0, 0] = np.nan   # the top edge off the image at column 0: not broken
+    got = crossed_pits(breaks, 0.4, reach=1)
+    assert got.shape == (4, 8)
+    assert not got[:2].any()                                  # the top rows: their edge shows
+    assert np.flatnonzero(got[2]).tolist() == [2, 3, 4]       # columns 3 +- 1, both bottom rows
+    assert np.array_equal(got[2], got[3])
+    assert np.flatnonzero(crossed_pits(breaks, 0.4, reach=0)[3]).tolist() == [3]
+    assert not crossed_pits(breaks, 0.05).any()               # under the bar only
+
+
+def test_edge_breaks_finds_a_strip_lying_across_the_bottom_edge() -> None:
+    # a pale board on a dark table, seen straight on (the view is the image): a skin-
+    # coloured strip crosses the bottom edge at column 5, as an arm reaching in does
+    import cv2
+
+    from vision.grid import edge_breaks
+
+    img = np.full((300, 560, 3), 40, np.uint8)
+    x0, y0, x1, y1 = 40, 50, 520, 250  # the playing surface
+    img[y0:y1, x0:x1] = (150, 190, 220)
+    pitch = (x1 - x0) / 8
+    cx = x0 + pitch * (np.arange(8) + 0.5)
+    cy = np.array([85.0, 130.0, 170.0, 215.0])
+    centres = np.stack(np.meshgrid(cx, cy), axis=-1)
+    for x, y in centres.reshape(-1, 2):
+        cv2.circle(img, (int(x), int(y)), 16, (90, 120, 150), -1)
+    arm = int(cx[5])
+    img[200:300, arm - 22:arm + 22] = (120, 150, 200)
+    g = PitGrid(centres, (pitch, 42.5), np.ones((4, 8)), 2.0, (16.0, 16.0), 1.0, 32)
+    corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float64)
+    out = edge_breaks(img, corners, np.eye(3), g)
+    assert out.shape == (2, 8)
+    assert np.allclose(out[0], 1.0, atol=0.05)                  # the top edge shows all along
+    assert out[1, 5] < 0.2                                      # the strip lies across it
+    assert np.all(np.delete(out[1], [4, 5, 6]) > 0.9)           # elsewhere it shows
+    # the board running off the image at the bottom: that edge is not read
+    cut = edge_breaks(img[:240], corners, np.eye(3), g)
+    assert np.isnan(cut[1]).all() and np.allclose(cut[0], 1.0, atol=0.05)

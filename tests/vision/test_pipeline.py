@@ -674,3 +674,20 @@ def test_an_arm_along_a_row_leaves_the_board_found_and_its_hand_flagged() -> Non
     assert len(set(named) & set(label["occluded_pits"])) >= 7 and set(named) <= set(label["occluded_pits"])
     with pytest.raises(BoardNotFound):
         locate_board(image, replace(DEFAULT, grid=replace(DEFAULT.grid, covered_rows=False)))
+
+
+def test_a_hand_over_one_pit_reaching_over_the_edge_is_flagged() -> None:
+    # DecodeConfig.hand_edge_break (sample_images/hard/synth_503_0008: a hand reaching in
+    # over the near edge of an orange board covers B5 alone): one hidden pit read as
+    # few seeds was no hand, but here the board's near edge is broken beside it
+    from dataclasses import replace
+
+    from vision.config import DEFAULT
+
+    image, label = _hard_sample("synth_503_0008")
+    assert label["hand_over_board"] and label["occluded_pits"] == ["B5"]
+    got = recognize(image, south=label["south_side"])
+    assert "hand_over_board" in got.status and "occluded_pits:B5" in got.status
+    off = replace(DEFAULT, decode=replace(DEFAULT.decode, hand_edge_break=0.0))
+    plain = recognize(image, south=label["south_side"], cfg=off)
+    assert "hand_over_board" not in plain.status and "occluded_pits:B5" in plain.status
