@@ -466,9 +466,10 @@ class DecodeConfig:
     # at its column or ``hand_edge_reach`` columns from it, shows under this share of the
     # edge's usual contrast (vision.grid.edge_breaks): an arm reaching in over the edge.
     # A pit named alone was no hand before (a seed's shadow, a soft rim). Over 110 hand
-    # photos (40 with a hand on every board, seed 503) and 261 without one: hands flagged
-    # 57 -> 68, false flags 5 as before; 0.5: 71, 0.6: 72 but 2 more false flags
-    # (docs/vision.md, thirty-second session) (0: off)
+    # photos (40 with a hand on every board, seed 503) and 261 read without one: hands
+    # flagged 57 -> 68, false flags 5 as before; 0.5: 71, 0.6: 72 but 2 more false flags.
+    # Held out (seed 509, a hand on every board): 23 -> 30 of 40 (docs/vision.md,
+    # thirty-second session) (0: off)
     hand_edge_break: float = 0.4
     hand_edge_reach: int = 1
 
