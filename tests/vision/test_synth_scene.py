@@ -206,6 +206,29 @@ def test_elevation_and_thickness_ranges_change_only_those_draws() -> None:
         assert low == before, k
 
 
+def test_a_turn_moves_only_the_camera_round_the_board() -> None:
+    # bao render --turn: the camera 25-65 degrees further round from its side, either
+    # way (a corner view); every other draw is that seed's scene
+    ways = set()
+    for k in range(20):
+        before = sample_params(np.random.default_rng(k))
+        turned = sample_params(np.random.default_rng(k), turn=(25.0, 65.0))
+        step = turned["camera"]["azimuth"] - before["camera"]["azimuth"]
+        assert 25.0 - 0.01 <= abs(step) <= 65.0 + 0.01, k
+        ways.add(step > 0)
+        del before["camera"]["azimuth"], turned["camera"]["azimuth"]
+        assert turned == before, k
+    assert ways == {True, False}
+
+
+def test_a_hand_on_every_board_when_asked() -> None:
+    # bao render --hand-share 1: a hand on every board (the default is a fifth of them)
+    assert all(sample_params(np.random.default_rng(k), hand_prob=1.0)["hand"] for k in range(10))
+    assert not any(sample_params(np.random.default_rng(k), hand_prob=0.0)["hand"] for k in range(10))
+    with pytest.raises(ValueError, match="turn must be two angles"):
+        sample_params(np.random.default_rng(0), turn=(50.0, 40.0))
+
+
 @pytest.mark.parametrize(("elevation", "thickness", "message"), [
     ((60.0, 50.0), None, "elevation must be two angles"),
     ((20.0, 50.0), None, "30 <= LO <= HI <= 90"),

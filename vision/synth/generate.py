@@ -17,7 +17,7 @@ import numpy as np
 from vision.holes import HOLES, nested
 from vision.synth.hand import hand_capsules, occluded_pits, over_board
 from vision.synth.labels import make_label, position_json, validate_label
-from vision.synth.params import sample_counts, sample_params
+from vision.synth.params import HAND_SHARE, sample_counts, sample_params
 from vision.synth.scene import BoardGeometry, camera_from_params, project_board
 
 DEFAULT_SAMPLES = 12
@@ -110,20 +110,24 @@ def render_single(index: int, seed: int, out_dir: Path, samples: int = DEFAULT_S
                   seed_size: tuple[float, float] | None = None,
                   fill: tuple[float, float] | None = None,
                   elevation: tuple[float, float] | None = None,
-                  thickness: tuple[float, float] | None = None) -> dict[str, Any]:
+                  thickness: tuple[float, float] | None = None,
+                  hand_share: float | None = None,
+                  turn: tuple[float, float] | None = None) -> dict[str, Any]:
     """Render image ``index`` of run ``seed`` into ``out_dir``; returns its label.
 
     ``scale`` (percent) overrides the parameter set's render resolution;
     ``heaps`` > 0 puts that many heaps of 16..30 seeds on the board
     (:func:`vision.synth.params.sample_counts`); ``seed_kinds``,
-    ``seed_size``, ``fill``, ``elevation`` and ``thickness`` are passed to
-    :func:`vision.synth.params.sample_params`."""
+    ``seed_size``, ``fill``, ``elevation``, ``thickness`` and ``turn`` are passed to
+    :func:`vision.synth.params.sample_params`, ``hand_share`` as its ``hand_prob``
+    (None: :data:`vision.synth.params.HAND_SHARE`)."""
     from vision.synth.blender import render_frame
     from vision.synth.post import finish
 
     rng = np.random.default_rng([seed, index])
-    params = sample_params(rng, seed_kinds=seed_kinds, seed_size=seed_size, fill=fill,
-                           elevation=elevation, thickness=thickness)
+    params = sample_params(rng, hand_prob=HAND_SHARE if hand_share is None else hand_share,
+                           seed_kinds=seed_kinds, seed_size=seed_size, fill=fill,
+                           elevation=elevation, thickness=thickness, turn=turn)
     req = sample_counts(rng, heaps)
     if scale is not None:
         params["sensor"]["render_scale"] = int(scale)

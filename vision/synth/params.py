@@ -41,6 +41,8 @@ THICKNESS = (0.035, 0.08)
 TABLES = ("wood_table", "cloth", "concrete", "woven_mat", "painted", "tiles")
 LIGHTS = ("sun", "lamp", "window", "coloured", "overcast")
 CAMERA_SIDES = {"south": -90.0, "east": 0.0, "north": 90.0, "west": 180.0}
+#: the share of boards with a player's hand over them, by default
+HAND_SHARE = 0.2
 
 
 def _jitter(rng: np.random.Generator, rgb: tuple[float, ...], amount: float) -> list[float]:
@@ -115,6 +117,21 @@ def check_view(elevation: tuple[float, float] | None, thickness: tuple[float, fl
                              f"<= 0.2, got {lo} {hi}")
 
 
+def check_hand_share(share: float | None) -> None:
+    """Raise ``ValueError`` unless ``share`` is None or a share of boards 0..1."""
+    if share is not None and not 0.0 <= share <= 1.0:
+        raise ValueError(f"the share of boards with a hand must be from 0 to 1, got {share}")
+
+
+def check_turn(turn: tuple[float, float] | None) -> None:
+    """Raise ``ValueError`` unless ``turn`` is None or a range LO..HI of degrees 0..90."""
+    if turn is not None:
+        lo, hi = turn
+        if not 0.0 <= lo <= hi <= 90.0:
+            raise ValueError(f"turn must be two angles in degrees with 0 <= LO <= HI <= 90, "
+                             f"got {lo} {hi}")
+
+
 def _seed_colour(kind: str, rng: np.random.Generator) -> list[float]:
     if kind == "glass_gem":  # a light tint or nearly clear (each gem's hue is turned in
         h = rng.uniform(0, 1)  # the material): a dark colour seen through a gem is black
@@ -133,11 +150,12 @@ def _seed_colour(kind: str, rng: np.random.Generator) -> list[float]:
 
 
 def sample_params(rng: np.random.Generator, width: int = 1280, height: int = 720,
-                  hand_prob: float = 0.2, seed_kinds: Sequence[str] | None = None,
+                  hand_prob: float = HAND_SHARE, seed_kinds: Sequence[str] | None = None,
                   seed_size: tuple[float, float] | None = None,
                   fill: tuple[float, float] | None = None,
                   elevation: tuple[float, float] | None = None,
-                  thickness: tuple[float, float] | None = None) -> dict[str, Any]:
+                  thickness: tuple[float, float] | None = None,
+                  turn: tuple[float, float] | None = None) -> dict[str, Any]:
     """One full random parameter set (everything except the seed counts).
 
     ``seed_kinds`` (any of :data:`SEED_KINDS` and :data:`EXTRA_SEED_KINDS`) are
@@ -148,11 +166,14 @@ def sample_params(rng: np.random.Generator, width: int = 1280, height: int = 720
     renders the same scene; another ``fill`` changes only the camera's distance.
     ``elevation`` (LO, HI degrees) replaces :data:`ELEVATION` and ``thickness`` (LO, HI
     metres) :data:`THICKNESS` (a thick board seen from low shows its side faces): each
-    changes only that draw.
+    changes only that draw. ``turn`` (LO, HI degrees) turns the camera further round
+    from the side it looks from, either way, by an angle drawn from LO..HI (a corner
+    view), from a generator of its own, so every other draw stays as it was.
     """
     check_seed_options(seed_kinds, seed_size)
     check_fill(fill)
     check_view(elevation, thickness)
+    check_turn(turn)
     geom = sample_geometry(rng, thickness)
     wood_name = str(rng.choice(list(WOODS)))
     light_c, dark_c = WOODS[wood_name]
@@ -230,12 +251,17 @@ def sample_params(rng: np.random.Generator, width: int = 1280, height: int = 720
     hand = None
     if rng.random() < hand_prob:
         hand = sample_hand(rng)
+    reserve_piles = {"south_x": _f(rng.uniform(0.05, 0.4)),
+                     "north_x": _f(rng.uniform(0.05, 0.4)),
+                     "gap": _f(rng.uniform(0.03, 0.10))}
+    physics_seed = int(rng.integers(0, 2**31 - 1))
+    if turn is not None:
+        extra = np.random.default_rng([physics_seed, 7])
+        way = float(extra.choice([-1, 1]))
+        camera["azimuth"] = _f(float(camera["azimuth"]) + way * extra.uniform(*turn), 2)
     return {"geometry": geom.__dict__.copy(), "wood": wood, "seeds": seeds, "table": table,
             "light": light, "camera": camera, "sensor": sensor, "hand": hand,
-            "reserve_piles": {"south_x": _f(rng.uniform(0.05, 0.4)),
-                              "north_x": _f(rng.uniform(0.05, 0.4)),
-                              "gap": _f(rng.uniform(0.03, 0.10))},
-            "physics_seed": int(rng.integers(0, 2**31 - 1))}
+            "reserve_piles": reserve_piles, "physics_seed": physics_seed}
 
 
 def sample_hand(rng: np.random.Generator, pit: str | None = None,

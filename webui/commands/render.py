@@ -49,6 +49,12 @@ def register(subparsers: Any) -> None:
     p.add_argument("--thickness", type=float, nargs=2, default=None, metavar=("LO", "HI"),
                    help="the board's thickness in metres, drawn from LO..HI (default 0.035 "
                         "0.08; with a low camera: side faces in view)")
+    p.add_argument("--hand-share", type=float, default=None, metavar="SHARE",
+                   help="the share of boards with a player's hand over them, 0..1 (default "
+                        "0.2; 1: a hand on every board)")
+    p.add_argument("--turn", type=float, nargs=2, default=None, metavar=("LO", "HI"),
+                   help="turn the camera further round from the side it looks from, either "
+                        "way, by LO..HI degrees (a corner view; default: within 20 of a side)")
     p.set_defaults(func=_render)
 
     v = subparsers.add_parser(
@@ -123,7 +129,14 @@ def _render(args: argparse.Namespace) -> int:
         k.strip() for k in args.seed_kinds.split(",") if k.strip()]
     size, fill = _pair(args.seed_size), _pair(args.fill)
     elevation, thickness = _pair(args.elevation), _pair(args.thickness)
-    from vision.synth.params import check_fill, check_seed_options, check_view
+    turn = _pair(args.turn)
+    from vision.synth.params import (
+        check_fill,
+        check_hand_share,
+        check_seed_options,
+        check_turn,
+        check_view,
+    )
 
     try:
         check_seed_options(kinds, size)
@@ -137,6 +150,14 @@ def _render(args: argparse.Namespace) -> int:
         check_view(elevation, thickness)
     except ValueError as exc:
         raise CommandError(f"--elevation/--thickness: {exc}") from None
+    try:
+        check_hand_share(args.hand_share)
+    except ValueError as exc:
+        raise CommandError(f"--hand-share: {exc}") from None
+    try:
+        check_turn(turn)
+    except ValueError as exc:
+        raise CommandError(f"--turn: {exc}") from None
     _need_bpy()
     from vision.synth.generate import render_single
 
@@ -146,7 +167,8 @@ def _render(args: argparse.Namespace) -> int:
         label = render_single(args.start + k, args.seed, args.out, samples=args.samples,
                               threads=args.threads, scale=args.scale, heaps=args.heaps,
                               seed_kinds=kinds, seed_size=size, fill=fill,
-                              elevation=elevation, thickness=thickness)
+                              elevation=elevation, thickness=thickness,
+                              hand_share=args.hand_share, turn=turn)
         progress(k + 1, args.count, started, label["image"])
     return 0
 
