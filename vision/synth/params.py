@@ -227,9 +227,10 @@ def sample_params(rng: np.random.Generator, width: int = 1280, height: int = 720
         "hue_b": [_f(c, 3) for c in rng.uniform(0, 1, 3)],
     }
     side = str(rng.choice(list(CAMERA_SIDES), p=[0.4, 0.2, 0.2, 0.2]))
+    azimuth = _f(CAMERA_SIDES[side] + rng.uniform(-20, 20), 2)
     camera = {
         "side": side,
-        "azimuth": _f(CAMERA_SIDES[side] + rng.uniform(-20, 20), 2),
+        "azimuth": azimuth,
         "elevation": _f(rng.uniform(*(elevation or ELEVATION)), 2),
         "roll": _f(rng.normal(0, 3), 2),
         "focal_mm": _f(rng.uniform(20, 50), 2),
@@ -258,7 +259,7 @@ def sample_params(rng: np.random.Generator, width: int = 1280, height: int = 720
     if turn is not None:
         extra = np.random.default_rng([physics_seed, 7])
         way = float(extra.choice([-1, 1]))
-        camera["azimuth"] = _f(float(camera["azimuth"]) + way * extra.uniform(*turn), 2)
+        camera["azimuth"] = _f(azimuth + way * extra.uniform(*turn), 2)
     return {"geometry": geom.__dict__.copy(), "wood": wood, "seeds": seeds, "table": table,
             "light": light, "camera": camera, "sensor": sensor, "hand": hand,
             "reserve_piles": reserve_piles, "physics_seed": physics_seed}
