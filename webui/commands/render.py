@@ -138,26 +138,16 @@ def _render(args: argparse.Namespace) -> int:
         check_view,
     )
 
-    try:
-        check_seed_options(kinds, size)
-    except ValueError as exc:
-        raise CommandError(f"--seed-kinds/--seed-size: {exc}") from None
-    try:
-        check_fill(fill)
-    except ValueError as exc:
-        raise CommandError(f"--fill: {exc}") from None
-    try:
-        check_view(elevation, thickness)
-    except ValueError as exc:
-        raise CommandError(f"--elevation/--thickness: {exc}") from None
-    try:
-        check_hand_share(args.hand_share)
-    except ValueError as exc:
-        raise CommandError(f"--hand-share: {exc}") from None
-    try:
-        check_turn(turn)
-    except ValueError as exc:
-        raise CommandError(f"--turn: {exc}") from None
+    checks = (("--seed-kinds/--seed-size", lambda: check_seed_options(kinds, size)),
+              ("--fill", lambda: check_fill(fill)),
+              ("--elevation/--thickness", lambda: check_view(elevation, thickness)),
+              ("--hand-share", lambda: check_hand_share(args.hand_share)),
+              ("--turn", lambda: check_turn(turn)))
+    for options, check in checks:
+        try:
+            check()
+        except ValueError as exc:
+            raise CommandError(f"{options}: {exc}") from None
     _need_bpy()
     from vision.synth.generate import render_single
 
