@@ -26,6 +26,8 @@ from webui.cli import main
          "--hand-share: the share of boards with a hand must be from 0 to 1"),
         (["render", "--count", "2", "--out", "x", "--turn", "30", "100"],
          "--turn: turn must be two angles"),
+        (["render", "--count", "2", "--out", "x", "--size", "640", "100"],
+         "--size: size must be a width and a height in pixels"),
         (["render-game", "--out", "x", "--moves", "0"], "--moves must be positive"),
         (["render-game", "--out", "x", "--hand-every", "-2"], "--hand-every must be >= 0"),
         (["render-visibility", "no/such/folder"], "no/such/folder: not a label file"),

@@ -221,6 +221,17 @@ def test_a_turn_moves_only_the_camera_round_the_board() -> None:
     assert ways == {True, False}
 
 
+def test_another_image_size_changes_only_the_camera_frame() -> None:
+    # bao render --size 640 480: a webcam's frame, the same scene of that seed
+    for k in range(10):
+        before = sample_params(np.random.default_rng(k))
+        small = sample_params(np.random.default_rng(k), 640, 480)
+        assert (small["camera"]["width"], small["camera"]["height"]) == (640, 480), k
+        for params in (before, small):
+            del params["camera"]["width"], params["camera"]["height"]
+        assert small == before, k
+
+
 def test_a_hand_on_every_board_when_asked() -> None:
     # bao render --hand-share 1: a hand on every board (the default is a fifth of them)
     assert all(sample_params(np.random.default_rng(k), hand_prob=1.0)["hand"] for k in range(10))

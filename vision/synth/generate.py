@@ -112,7 +112,8 @@ def render_single(index: int, seed: int, out_dir: Path, samples: int = DEFAULT_S
                   elevation: tuple[float, float] | None = None,
                   thickness: tuple[float, float] | None = None,
                   hand_share: float | None = None,
-                  turn: tuple[float, float] | None = None) -> dict[str, Any]:
+                  turn: tuple[float, float] | None = None,
+                  size: tuple[int, int] | None = None) -> dict[str, Any]:
     """Render image ``index`` of run ``seed`` into ``out_dir``; returns its label.
 
     ``scale`` (percent) overrides the parameter set's render resolution;
@@ -120,12 +121,15 @@ def render_single(index: int, seed: int, out_dir: Path, samples: int = DEFAULT_S
     (:func:`vision.synth.params.sample_counts`); ``seed_kinds``,
     ``seed_size``, ``fill``, ``elevation``, ``thickness`` and ``turn`` are passed to
     :func:`vision.synth.params.sample_params`, ``hand_share`` as its ``hand_prob``
-    (None: :data:`vision.synth.params.HAND_SHARE`)."""
+    (None: :data:`vision.synth.params.HAND_SHARE`); ``size`` (width, height) is the
+    image's size in pixels (None: 1280 x 720; ``scale`` is a percentage of it)."""
     from vision.synth.blender import render_frame
     from vision.synth.post import finish
 
     rng = np.random.default_rng([seed, index])
-    params = sample_params(rng, hand_prob=HAND_SHARE if hand_share is None else hand_share,
+    width, height = size or (1280, 720)
+    params = sample_params(rng, width, height,
+                           hand_prob=HAND_SHARE if hand_share is None else hand_share,
                            seed_kinds=seed_kinds, seed_size=seed_size, fill=fill,
                            elevation=elevation, thickness=thickness, turn=turn)
     req = sample_counts(rng, heaps)

@@ -117,6 +117,14 @@ def check_view(elevation: tuple[float, float] | None, thickness: tuple[float, fl
                              f"<= 0.2, got {lo} {hi}")
 
 
+def check_size(size: tuple[int, int] | None) -> None:
+    """Raise ``ValueError`` unless ``size`` is None or an image size (width, height) in
+    pixels from 160 to 4096 each."""
+    if size is not None and not all(160 <= v <= 4096 for v in size):
+        raise ValueError(f"size must be a width and a height in pixels from 160 to 4096, "
+                         f"got {size[0]} {size[1]}")
+
+
 def check_hand_share(share: float | None) -> None:
     """Raise ``ValueError`` unless ``share`` is None or a share of boards 0..1."""
     if share is not None and not 0.0 <= share <= 1.0:

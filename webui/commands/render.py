@@ -30,8 +30,8 @@ def register(subparsers: Any) -> None:
                    help="heaps of 16..30 seeds on every board (default 0: a third of "
                         "the boards hold one heap of 20..30)")
     p.add_argument("--scale", type=int, default=None,
-                   help="render at this percentage of 1280x720, then scale up (default: "
-                        "the parameter set's, 60)")
+                   help="render at this percentage of the image size, then scale up "
+                        "(default: the parameter set's, 60)")
     p.add_argument("--seed-kinds", default=None, metavar="KIND,...",
                    help="draw the seeds from these kinds only, evenly (komwe, brown_seed, "
                         "pebble, pale_bean, glass_gem; default: the four Bao kinds, "
@@ -55,6 +55,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--turn", type=float, nargs=2, default=None, metavar=("LO", "HI"),
                    help="turn the camera further round from the side it looks from, either "
                         "way, by LO..HI degrees (a corner view; default: within 20 of a side)")
+    p.add_argument("--size", type=int, nargs=2, default=None, metavar=("W", "H"),
+                   help="the image's width and height in pixels (default 1280 720; a "
+                        "webcam's 640 480, say)")
     p.set_defaults(func=_render)
 
     v = subparsers.add_parser(
@@ -130,10 +133,12 @@ def _render(args: argparse.Namespace) -> int:
     size, fill = _pair(args.seed_size), _pair(args.fill)
     elevation, thickness = _pair(args.elevation), _pair(args.thickness)
     turn = _pair(args.turn)
+    image_size = None if args.size is None else (args.size[0], args.size[1])
     from vision.synth.params import (
         check_fill,
         check_hand_share,
         check_seed_options,
+        check_size,
         check_turn,
         check_view,
     )
@@ -142,7 +147,8 @@ def _render(args: argparse.Namespace) -> int:
               ("--fill", lambda: check_fill(fill)),
               ("--elevation/--thickness", lambda: check_view(elevation, thickness)),
               ("--hand-share", lambda: check_hand_share(args.hand_share)),
-              ("--turn", lambda: check_turn(turn)))
+              ("--turn", lambda: check_turn(turn)),
+              ("--size", lambda: check_size(image_size)))
     for options, check in checks:
         try:
             check()
@@ -158,7 +164,7 @@ def _render(args: argparse.Namespace) -> int:
                               threads=args.threads, scale=args.scale, heaps=args.heaps,
                               seed_kinds=kinds, seed_size=size, fill=fill,
                               elevation=elevation, thickness=thickness,
-                              hand_share=args.hand_share, turn=turn)
+                              hand_share=args.hand_share, turn=turn, size=image_size)
         progress(k + 1, args.count, started, label["image"])
     return 0
 
