@@ -36,25 +36,24 @@ def register(subparsers: Any) -> None:
                    help="draw the seeds from these kinds only, evenly (komwe, brown_seed, "
                         "pebble, pale_bean, glass_gem; default: the four Bao kinds, "
                         "komwe twice as often)")
-    p.add_argument("--seed-size", type=float, nargs=2, default=None, metavar=("LO", "HI"),
-                   help="seed diameter as a share of the pit diameter, drawn from LO..HI "
-                        "(default 0.27 0.38)")
-    p.add_argument("--fill", type=float, nargs=2, default=None, metavar=("LO", "HI"),
-                   help="how far the board's corners reach towards the image border "
-                        "(1 = the border), drawn from LO..HI (default 0.62 0.93; lower: "
-                        "a board small in the frame)")
-    p.add_argument("--elevation", type=float, nargs=2, default=None, metavar=("LO", "HI"),
-                   help="the camera's elevation in degrees (90 = straight down), drawn from "
-                        "LO..HI (default 45 90)")
-    p.add_argument("--thickness", type=float, nargs=2, default=None, metavar=("LO", "HI"),
-                   help="the board's thickness in metres, drawn from LO..HI (default 0.035 "
-                        "0.08; with a low camera: side faces in view)")
+    ranges = (
+        ("--seed-size", "seed diameter as a share of the pit diameter, drawn from LO..HI "
+                        "(default 0.27 0.38)"),
+        ("--fill", "how far the board's corners reach towards the image border (1 = the "
+                   "border), drawn from LO..HI (default 0.62 0.93; lower: a board small in "
+                   "the frame)"),
+        ("--elevation", "the camera's elevation in degrees (90 = straight down), drawn "
+                        "from LO..HI (default 45 90)"),
+        ("--thickness", "the board's thickness in metres, drawn from LO..HI (default 0.035 "
+                        "0.08; with a low camera: side faces in view)"),
+        ("--turn", "turn the camera further round from the side it looks from, either way, "
+                   "by LO..HI degrees (a corner view; default: within 20 of a side)"),
+    )
+    for option, text in ranges:
+        p.add_argument(option, type=float, nargs=2, default=None, metavar=("LO", "HI"), help=text)
     p.add_argument("--hand-share", type=float, default=None, metavar="SHARE",
                    help="the share of boards with a player's hand over them, 0..1 (default "
                         "0.2; 1: a hand on every board)")
-    p.add_argument("--turn", type=float, nargs=2, default=None, metavar=("LO", "HI"),
-                   help="turn the camera further round from the side it looks from, either "
-                        "way, by LO..HI degrees (a corner view; default: within 20 of a side)")
     p.add_argument("--size", type=int, nargs=2, default=None, metavar=("W", "H"),
                    help="the image's width and height in pixels (default 1280 720; a "
                         "webcam's 640 480, say)")
