@@ -34,9 +34,11 @@ import numpy as np
 from vision.cnn import BROAD_MODEL_PATH, CountNet, load_net
 from vision.config import CountConfig
 from vision.features import PIT_MASK_T, SIZE, TEMPLATE, prepare, small_lab
-from vision.holes import HOLES
+from vision.holes import HOLE_CELL, HOLES
 
 MAX_COUNT = 40
+#: (row, column) on the board of each pit, in :data:`vision.holes.HOLES` order
+_CELLS = np.array([HOLE_CELL[n] for n in HOLES])
 N_COUNTS = MAX_COUNT + 1
 
 
@@ -375,7 +377,7 @@ def unlike_empty(crops: Sequence[np.ndarray], candidates: np.ndarray, sure: np.n
     for i in np.flatnonzero(cand):
         own = template
         if local is not None:
-            apart = (np.abs(local // 8 - i // 8) + np.abs(local % 8 - i % 8)).astype(float)
+            apart = np.abs(_CELLS[local] - _CELLS[i]).sum(axis=1)
             nearest = local[np.argsort(apart, kind="stable")[:near]]
             own = np.median(np.stack([pits[int(j)] for j in nearest]), axis=0)
         shift = float(np.abs((pits[int(i)] - own).mean(axis=0)).sum())

@@ -170,8 +170,8 @@ def decode(
         status.append(f"total_implausible:{implied}")
     conf = p[np.arange(len(HOLES)), counts]
     conf[hidden] = 0.0
-    reached = hidden & np.asarray(crossed, bool) if crossed is not None else np.zeros_like(hidden)
-    if _largest_cluster(hidden_names) >= cfg.hand_min_pits or covered.any() or reached.any():
+    reached = crossed is not None and bool((hidden & np.asarray(crossed, bool)).any())
+    if _largest_cluster(hidden_names) >= cfg.hand_min_pits or covered.any() or reached:
         status.append("hand_over_board")
     if hidden_names:
         status.append("occluded_pits:" + ",".join(hidden_names))

@@ -112,9 +112,10 @@ def _covered(crops: Sequence[np.ndarray], probs: np.ndarray, grid: PitGrid, hidd
 
     ev = np.asarray(grid.evidence, np.float64).ravel()
     empty = probs.argmax(axis=1) == 0
-    sure = empty & (probs[:, 0] >= dc.unlike_sure) & (ev >= dc.unlike_sure_evidence)
+    surely_empty = empty & (probs[:, 0] >= dc.unlike_sure)
+    sure = surely_empty & (ev >= dc.unlike_sure_evidence)
     candidates = empty & (ev < dc.unlike_evidence) & ~hidden
-    pool = empty & (probs[:, 0] >= dc.unlike_sure) & ~hidden  # compared with near a candidate
+    pool = surely_empty & ~hidden  # compared with near a candidate, whatever their rim
     return unlike_empty(crops, candidates, sure, dc.unlike_empty, dc.unlike_min_sure, dc.unlike_min_shift,
                         smalls, near=dc.unlike_near, pool=pool)
 
