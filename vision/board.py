@@ -1041,6 +1041,8 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
     score = (level - max(float(np.median(ev[32:])), 0.0)) * inliers / 32
     if not _plausible(hlat, gap, gc):
         score = 0.0  # a lattice folded onto an edge or a line is no board
+    if gc.unsettled_void and shift != (0, 0):
+        score = 0.0  # still one pitch off the pits after the last refit (GridConfig.reslips)
     if _continues(table, gc, unseen_sides(m, gap, image.shape, gc)):
         score = 0.0  # tiles or a pattern going on beyond the lattice: no board
     void = void_columns(table, gc)
