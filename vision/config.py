@@ -320,8 +320,8 @@ class GridConfig:
     # shifted, and the better-scoring fit kept (0: off; vision.board.fit_from_lattice)
     edge_doubt_ratio: float = 2.0
     reslips: int = 2  # lattice refits after such a shift, at most
-    # a lattice still one pitch off after the last of those refits (its comb started two or
-    # more pitches off) scores 0: it is not settled on the pits, and its void outer line
+    # a lattice still one pitch off after the last of those refits (its comb started more
+    # than ``reslips`` pitches off) scores 0: it is not settled on the pits, and its void outer line
     # must not be taken for an end column under an arm (synth_499_0020: started three
     # pitches off a near-black board, it kept a void end column and scored 1.52, over the
     # true fit's 1.48) (False: kept as it is)
