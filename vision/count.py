@@ -37,9 +37,9 @@ from vision.features import PIT_MASK_T, SIZE, TEMPLATE, prepare, small_lab
 from vision.holes import HOLE_CELL, HOLES
 
 MAX_COUNT = 40
+N_COUNTS = MAX_COUNT + 1
 #: (row, column) on the board of each pit, in :data:`vision.holes.HOLES` order
 _CELLS = np.array([HOLE_CELL[n] for n in HOLES])
-N_COUNTS = MAX_COUNT + 1
 
 
 @dataclass(frozen=True)

@@ -129,7 +129,7 @@ def _render(args: argparse.Namespace) -> int:
         raise CommandError(f"--start must be >= 0, got {args.start}")
     kinds = None if args.seed_kinds is None else [
         k.strip() for k in args.seed_kinds.split(",") if k.strip()]
-    size, fill = _pair(args.seed_size), _pair(args.fill)
+    seed_size, fill = _pair(args.seed_size), _pair(args.fill)
     elevation, thickness = _pair(args.elevation), _pair(args.thickness)
     turn = _pair(args.turn)
     image_size = None if args.size is None else (args.size[0], args.size[1])
@@ -142,7 +142,7 @@ def _render(args: argparse.Namespace) -> int:
         check_view,
     )
 
-    checks = (("--seed-kinds/--seed-size", lambda: check_seed_options(kinds, size)),
+    checks = (("--seed-kinds/--seed-size", lambda: check_seed_options(kinds, seed_size)),
               ("--fill", lambda: check_fill(fill)),
               ("--elevation/--thickness", lambda: check_view(elevation, thickness)),
               ("--hand-share", lambda: check_hand_share(args.hand_share)),
@@ -161,7 +161,7 @@ def _render(args: argparse.Namespace) -> int:
     for k in range(args.count):
         label = render_single(args.start + k, args.seed, args.out, samples=args.samples,
                               threads=args.threads, scale=args.scale, heaps=args.heaps,
-                              seed_kinds=kinds, seed_size=size, fill=fill,
+                              seed_kinds=kinds, seed_size=seed_size, fill=fill,
                               elevation=elevation, thickness=thickness,
                               hand_share=args.hand_share, turn=turn, size=image_size)
         progress(k + 1, args.count, started, label["image"])
