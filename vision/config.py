@@ -363,7 +363,15 @@ class GridConfig:
     # the lines beyond it at 0.87, 0.38, 0.32 and 0.16 (synth_431_0027); on 311 boards
     # found in place (nine render sets) the second-highest of the four is 0.18 at most
     continues_also: float = 0.3
-    gap_steps: tuple[float, ...] = tuple(0.03 * i for i in range(21))  # middle gap / row pitch tried
+    # middle gap / row pitch tried: up to 1.2, a board whose two halves lie a row pitch apart
+    # (three renders with gaps of 0.84-1.1 row pitches, seed 557, beyond the 0-0.64 that
+    # the generator draws, were read with up to 0.6 only: a lattice row on the gap, 11-15
+    # pits wrong and a false hand; their fits now score 1.8-3.1). A fit with a gap over wide_gap_from must
+    # score wide_gap_min_score or more: a lattice on a brick floor took a gap of 0.62 to
+    # score 0.64, over its board's 0.52 (synth_521_0004)
+    gap_steps: tuple[float, ...] = tuple(0.03 * i for i in range(41))
+    wide_gap_from: float = 0.6
+    wide_gap_min_score: float = 1.2
     surface_gap_frac: float = 0.12  # surface edges searched from this / pitch beyond the pits' rims
     # opposite margins (beyond the outer rims) differing by more than this / pitch: the wider
     # side's edge may be a shadow, the side face or the table, and a step there at the

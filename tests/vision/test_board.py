@@ -1390,6 +1390,20 @@ def test_lattice_from_points_finds_the_middle_gap_of_pit_centres_seen_in_perspec
         lattice_from_points(np.zeros((32, 2)))
 
 
+@pytest.mark.parametrize("true_gap", [0.87, 1.05])
+def test_lattice_from_points_finds_a_middle_gap_near_a_whole_row(true_gap: float) -> None:
+    # GridConfig.gap_steps: a board whose halves lie most of a row pitch apart (seed 557)
+    # gets its own gap, not the widest of the usual ones (0.6) with the rows bent to fit
+    import cv2
+
+    from vision.board import _lattice_points, lattice_from_points
+
+    h = np.array([[60.0, 8.0, 200.0], [-5.0, 55.0, 120.0], [0.0004, 0.0009, 1.0]])
+    pts = cv2.perspectiveTransform(_lattice_points(true_gap).reshape(-1, 1, 2), h).reshape(-1, 2)
+    _got, gap = lattice_from_points(pts)
+    assert abs(gap - true_gap) <= 0.015 + 1e-9  # (the steps are 0.03 apart)
+
+
 @pytest.mark.parametrize(("cut", "side"), [("left", "left"), ("bottom", "bottom")])
 def test_a_board_running_off_the_image_is_named_as_such(cut: str, side: str) -> None:
     # a webcam set up with part of the board out of the frame: no board can be read

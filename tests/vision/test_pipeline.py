@@ -716,6 +716,42 @@ def test_a_lattice_still_one_pitch_off_after_its_last_refit_scores_nothing() -> 
     assert np.median(off) > 40.0
 
 
+def test_a_board_whose_halves_lie_a_row_apart_gets_its_own_middle_gap() -> None:
+    # GridConfig.gap_steps (sample_images/hard/synth_557_0025: a board rendered with its two
+    # halves 1.1 row pitches apart, beyond the generator's usual range): with gaps up to
+    # 0.6 only, a lattice row lay on the gap and the pits were read half a pitch off
+    from dataclasses import replace
+
+    from vision.config import DEFAULT
+
+    image, label = _hard_sample("synth_557_0025")
+    got = recognize(image, south=label["south_side"])
+    off = [np.linalg.norm(np.subtract(got.pit_centers_px[n], label["pit_centers_px"][n])) for n in HOLES]
+    assert np.median(off) < 6.0 and max(off) < 12.0  # (the pitch here: about 40 px)
+    narrow = replace(DEFAULT, grid=replace(DEFAULT.grid, gap_steps=tuple(0.03 * i for i in range(21))))
+    old = recognize(image, south=label["south_side"], cfg=narrow)
+    off = [np.linalg.norm(np.subtract(old.pit_centers_px[n], label["pit_centers_px"][n])) for n in HOLES]
+    assert np.median(off) > 20.0
+
+
+def test_a_wide_middle_gap_needs_a_clear_fit() -> None:
+    # GridConfig.wide_gap_min_score (sample_images/hard/synth_521_0004: a board on a brick
+    # floor under green light, its own fit weak): a lattice on the bricks with a middle gap
+    # of 0.62 rows scored 0.64, over the board's 0.52, and was taken for the board
+    from dataclasses import replace
+
+    from vision.config import DEFAULT
+
+    image, label = _hard_sample("synth_521_0004")
+    got = recognize(image, south=label["south_side"])
+    off = [np.linalg.norm(np.subtract(got.pit_centers_px[n], label["pit_centers_px"][n])) for n in HOLES]
+    assert np.median(off) < 6.0
+    loose = replace(DEFAULT, grid=replace(DEFAULT.grid, wide_gap_min_score=0.0))
+    floor = recognize(image, south=label["south_side"], cfg=loose)
+    off = [np.linalg.norm(np.subtract(floor.pit_centers_px[n], label["pit_centers_px"][n])) for n in HOLES]
+    assert np.median(off) > 100.0
+
+
 def _heap_pit(label: dict) -> str:
     """The pit holding the label's largest count."""
     truth = flatten(label["position"])
