@@ -640,11 +640,36 @@ def _subpixel(prof: np.ndarray, k: int) -> float:
     return float(k)
 
 
-def _innermost_peak(prof: np.ndarray, strength: float) -> float | None:
-    """Index (sub-px) of the first local peak of ``prof`` reaching ``strength`` x its max."""
+def _innermost_peak(prof: np.ndarray, strength: float, inner: np.ndarray | None = None,
+                    valley: float = 0.25) -> float | None:
+    """Index (sub-px) of the first local peak of ``prof`` reaching ``strength`` x its max.
+
+    ``inner``: the profile from just before index 0 in to the pits' rims. When it rises
+    from ``prof[0]`` and shows no valley on the way to the rims (no value under ``1 -
+    valley`` x the lower of the highest on either side of it), the profile starts on the
+    outer slope of the pits' own rims (a
+    bevel or a shadow carries their step beyond the measured radius), which is no edge:
+    the search starts past that slope, at its foot, and only if no strong peak follows
+    does the slope's start stand (``GridConfig.edge_past_rim_slope``). (A peak and a
+    valley between the rims and index 0 are a narrow margin's edge: the search starts at
+    index 0.)"""
     if len(prof) < 3 or prof.max() <= 0:
         return None
-    strong = np.flatnonzero(prof >= strength * prof.max())
+    top = strength * prof.max()
+    run = None if inner is None or not len(inner) else np.concatenate([[prof[0]], inner])
+    if run is not None and run[1] >= run[0] and not np.any(
+            run < (1.0 - valley) * np.minimum(np.maximum.accumulate(run),
+                                              np.maximum.accumulate(run[::-1])[::-1])):
+        start = 0
+        while start + 1 < len(prof) and prof[start + 1] <= prof[start]:
+            start += 1  # down the rims' slope to its foot
+        strong = start + np.flatnonzero(prof[start:] >= top)
+        if len(strong):
+            k = int(strong[0])
+            while k + 1 < len(prof) and prof[k + 1] >= prof[k]:  # climb to the local peak
+                k += 1
+            return _subpixel(prof, k)
+    strong = np.flatnonzero(prof >= top)
     k = int(strong[0])
     while k + 1 < len(prof) and prof[k + 1] >= prof[k]:  # climb to the local peak
         k += 1
@@ -659,7 +684,7 @@ def _peaks(prof: np.ndarray, lo: float, hi: float, floor: float) -> list[tuple[f
 
 
 def _edge_pair(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float,
-               cfg: GridConfig, alike: bool = True) -> tuple[float, float] | None:
+               cfg: GridConfig, alike: bool = True, past_slope: bool = False) -> tuple[float, float] | None:
     """The top face's two edges across one axis of the lattice view (positions along
     ``prof``), outside the pits' rims at ``inner_lo`` and ``inner_hi``; None if either
     side shows no step.
@@ -681,8 +706,12 @@ def _edge_pair(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float,
     gap_px = cfg.surface_gap_frac * p
     lo_end = int(inner_lo - gap_px)
     hi_start = int(np.ceil(inner_hi + gap_px))
-    before = _innermost_peak(prof[:lo_end][::-1], cfg.edge_strength)
-    after = _innermost_peak(prof[hi_start:], cfg.edge_strength)
+    slope = past_slope and 0 < lo_end < len(prof) and 0 < hi_start < len(prof)
+    rim_lo, rim_hi = int(round(inner_lo)), int(round(inner_hi))
+    before = _innermost_peak(prof[:lo_end][::-1], cfg.edge_strength,
+                             prof[lo_end:max(rim_lo, lo_end) + 1] if slope else None)
+    after = _innermost_peak(prof[hi_start:], cfg.edge_strength,
+                            prof[min(rim_hi, hi_start - 1):hi_start][::-1] if slope else None)
     if before is None or after is None:
         return None
     lo_edge, hi_edge = lo_end - 1 - before, hi_start + after
@@ -742,8 +771,9 @@ def surface_edges(view: np.ndarray, grid: PitGrid, gap: float, cfg: GridConfig =
     row_strips = [gx[max(int(y) - half, 0) : int(y) + half + 1].mean(axis=0) for y in ys]
     vprof = np.median(np.array(col_strips), axis=0)  # along y
     hprof = np.median(np.array(row_strips), axis=0)  # along x
-    rows = _edge_pair(vprof, ys[0] - ry, ys[-1] + ry, p, cfg, alike)
-    cols = _edge_pair(hprof, xs[0] - rx, xs[-1] + rx, p, cfg, alike)
+    slope = cfg.edge_past_rim_slope
+    rows = _edge_pair(vprof, ys[0] - ry, ys[-1] + ry, p, cfg, alike, past_slope=slope == "both")
+    cols = _edge_pair(hprof, xs[0] - rx, xs[-1] + rx, p, cfg, alike, past_slope=slope in ("both", "ends"))
     if rows is None or cols is None:
         return None
     (top, bottom), (left, right) = rows, cols

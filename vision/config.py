@@ -230,6 +230,17 @@ class GridConfig:
     min_inliers: int = 10  # pits agreeing with the lattice fit needed to trust it
     inlier_frac: float = 0.1  # RANSAC reprojection threshold / pitch
     edge_strength: float = 0.5  # surface edge: innermost step at least this x the strongest one
+    # ... searched from the foot of the pits' rims' outer slope when the edge profile still
+    # falls away from the rims where the search begins, with no valley between
+    # (vision.board._innermost_peak): at the board's "ends", at "both" its ends and long
+    # sides, or "" nowhere. A bevel or a shadow carries a rim's step beyond the measured
+    # radius, and the ends were taken there. Over 611 photos (13 render sets, the singles
+    # and the hard samples), "ends" moved 8 corners' mean error by more than 3 px, all for
+    # the better (78 -> 12, 73 -> 12, 54 -> 5, 40 -> 7 px, ...; 13 photos changed, 8 of
+    # them over 20 px before and 2 after);
+    # "both" moved 14 for the better but 4 for the worse (a narrow long side's edge right
+    # at its rims, synth_467_0030: 6 -> 23 px)
+    edge_past_rim_slope: str = "ends"
     affine_to_peaks: bool = True  # move the comb lattice onto per-pit rim peaks (affine)
     own_peak_frac: float = 0.06  # a pit keeps its own rim peak within this / pitch of the fit
     occluded_rim_ratio: float = 0.7  # rim radial coherence below this x the median -> occluded

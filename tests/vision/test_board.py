@@ -1354,6 +1354,28 @@ def test_opposite_margins_held_alike_take_the_top_face_edge_before_a_shadow() ->
     assert abs(lo - 19.0) < 0.6 and hi == 226.0
 
 
+def test_a_board_end_is_searched_past_the_slope_of_the_pits_own_rims() -> None:
+    # GridConfig.edge_past_rim_slope (synth_487_0002, synth_569_0029: the ends taken at the
+    # outer pits' rims, 44-78 px off): rims at 52 and 200 (pitch 40). A bevel carries the
+    # rims' step out past where the search starts (0.12 pitch beyond them), falling away
+    # from the rims; the board's ends are at 20 and 232, weaker than that slope's start
+    from vision.board import _edge_pair
+
+    gc = DEFAULT.grid
+    prof = _profile({20: 0.5, 232: 0.5})
+    prof[42:53] = np.maximum(prof[42:53], np.linspace(0.1, 1.0, 11))  # rising to the rim at 52
+    prof[200:211] = np.maximum(prof[200:211], np.linspace(1.0, 0.1, 11))  # falling from the rim at 200
+    assert _edge_pair(prof, 52.0, 200.0, 40.0, gc, past_slope=False) == (46.0, 205.0)
+    assert _edge_pair(prof, 52.0, 200.0, 40.0, gc, past_slope=True) == (20.0, 232.0)
+    # a narrow margin's edge between the rims and the search's start, with a valley
+    # between it and the rims (synth_463_0036, synth_467_0030): no slope, as before
+    narrow = _profile({20: 0.5, 232: 0.5})
+    narrow[45:54] = np.maximum(narrow[45:54], [0.2, 0.5, 0.8, 0.9, 0.3, 0.1, 0.5, 1.0, 0.5])
+    narrow[199:208] = np.maximum(narrow[199:208], [0.5, 1.0, 0.5, 0.1, 0.3, 0.9, 0.8, 0.5, 0.2])
+    assert (_edge_pair(narrow, 52.0, 200.0, 40.0, gc, past_slope=True)
+            == _edge_pair(narrow, 52.0, 200.0, 40.0, gc, past_slope=False))
+
+
 def test_lattice_directions_of_candidates_all_closer_than_a_pit_are_none_without_a_warning() -> None:
     # vision.pit_scan._directions: ten candidates within 2 px of each other (a speck seen
     # at several radii) have no neighbour a pit's width away; no directions, and no

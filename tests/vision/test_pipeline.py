@@ -752,6 +752,21 @@ def test_a_wide_middle_gap_needs_a_clear_fit() -> None:
     assert np.median(off) > 100.0
 
 
+def test_a_board_end_past_the_rims_bevel_is_its_end() -> None:
+    # GridConfig.edge_past_rim_slope (sample_images/hard/synth_487_0002: a walnut board with
+    # wide ends and bevelled pits): the ends were taken at the outer pits' rims, whose
+    # bevel carries their step beyond where the edge search starts; 44-64 px off
+    from dataclasses import replace
+
+    from vision.config import DEFAULT
+
+    image, label = _hard_sample("synth_487_0002")
+    got = recognize(image, south=label["south_side"])
+    assert _corner_errors(got, label).max() < 12.0
+    old = replace(DEFAULT, grid=replace(DEFAULT.grid, edge_past_rim_slope=""))
+    assert _corner_errors(recognize(image, south=label["south_side"], cfg=old), label).min() > 30.0
+
+
 def _heap_pit(label: dict) -> str:
     """The pit holding the label's largest count."""
     truth = flatten(label["position"])
