@@ -28,6 +28,7 @@ and the board's aspect. Points are OpenCV ``(x, y)``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
@@ -127,9 +128,13 @@ def _lattice_rows(gap: float) -> np.ndarray:
     return np.arange(4) + np.where(np.arange(4) >= 2, gap, 0.0)
 
 
+@functools.lru_cache(maxsize=128)
 def _lattice_points(gap: float) -> np.ndarray:
-    """(32, 2) lattice coords (col, row + gap past row 1), row-major."""
-    return np.stack(np.meshgrid(np.arange(8.0), _lattice_rows(gap)), -1).reshape(-1, 2)
+    """(32, 2) lattice coords (col, row + gap past row 1), row-major; read-only, made once
+    for each gap (the middle gap's search asks for the same 41 gaps again and again)."""
+    pts = np.stack(np.meshgrid(np.arange(8.0), _lattice_rows(gap)), -1).reshape(-1, 2)
+    pts.flags.writeable = False
+    return pts
 
 
 def _view_matrix(hlat: np.ndarray, cfg: GridConfig, gap: float) -> tuple[np.ndarray, tuple[int, int]]:
