@@ -388,6 +388,21 @@ def _corner_errors(rec, label: dict) -> np.ndarray:  # noqa: ANN001
     return np.linalg.norm(np.subtract(rec.board_corners_px, label["corners_px"]), axis=1)
 
 
+def _pit_offsets(rec, label: dict) -> np.ndarray:  # noqa: ANN001
+    """Each pit's centre against the label's, image px (HOLES order)."""
+    return np.array([np.linalg.norm(np.subtract(rec.pit_centers_px[n], label["pit_centers_px"][n]))
+                     for n in HOLES])
+
+
+def _grid_changed(**changes):  # noqa: ANN202
+    """The default vision settings with these ``GridConfig`` fields changed."""
+    from dataclasses import replace
+
+    from vision.config import DEFAULT
+
+    return replace(DEFAULT, grid=replace(DEFAULT.grid, **changes))
+
+
 def test_a_lattice_spanning_three_rows_is_fitted_again_on_the_render_that_showed_it() -> None:
     # GridConfig.inner_row_void (sample_images/hard/synth_251_0013: a small board seen from
     # its short side on bricks, no hand): the first lattice had its rows at two-thirds of the
@@ -699,71 +714,45 @@ def test_a_lattice_still_one_pitch_off_after_its_last_refit_scores_nothing() -> 
     # the pits; two refits moved it two, and the third still wanted a shift. Its end column
     # void of pits was then taken for one under an arm: it scored 1.52, over the true fit,
     # and every pit was read one column off, with a hand reported
-    from dataclasses import replace
-
-    from vision.config import DEFAULT
-
     image, label = _hard_sample("synth_499_0020")
     assert not label["hand_over_board"]
     got = recognize(image, south=label["south_side"])
-    off = [np.linalg.norm(np.subtract(got.pit_centers_px[n], label["pit_centers_px"][n])) for n in HOLES]
-    assert np.median(off) < 16.0  # (the pitch here: about 58 px)
+    assert np.median(_pit_offsets(got, label)) < 16.0  # (the pitch here: about 58 px)
     assert "hand_over_board" not in got.status
     assert flatten(got.position)[_heap_pit(label)] >= 16
-    old = replace(DEFAULT, grid=replace(DEFAULT.grid, unsettled_void=False))
-    slipped = recognize(image, south=label["south_side"], cfg=old)
-    off = [np.linalg.norm(np.subtract(slipped.pit_centers_px[n], label["pit_centers_px"][n])) for n in HOLES]
-    assert np.median(off) > 40.0
+    slipped = recognize(image, south=label["south_side"], cfg=_grid_changed(unsettled_void=False))
+    assert np.median(_pit_offsets(slipped, label)) > 40.0
 
 
 def test_a_board_whose_halves_lie_a_row_apart_gets_its_own_middle_gap() -> None:
     # GridConfig.gap_steps (sample_images/hard/synth_557_0025: a board rendered with its two
     # halves 1.1 row pitches apart, beyond the generator's usual range): with gaps up to
     # 0.6 only, a lattice row lay on the gap and the pits were read half a pitch off
-    from dataclasses import replace
-
-    from vision.config import DEFAULT
-
     image, label = _hard_sample("synth_557_0025")
-    got = recognize(image, south=label["south_side"])
-    off = [np.linalg.norm(np.subtract(got.pit_centers_px[n], label["pit_centers_px"][n])) for n in HOLES]
-    assert np.median(off) < 6.0 and max(off) < 12.0  # (the pitch here: about 40 px)
-    narrow = replace(DEFAULT, grid=replace(DEFAULT.grid, gap_steps=tuple(0.03 * i for i in range(21))))
-    old = recognize(image, south=label["south_side"], cfg=narrow)
-    off = [np.linalg.norm(np.subtract(old.pit_centers_px[n], label["pit_centers_px"][n])) for n in HOLES]
-    assert np.median(off) > 20.0
+    off = _pit_offsets(recognize(image, south=label["south_side"]), label)
+    assert np.median(off) < 6.0 and off.max() < 12.0  # (the pitch here: about 40 px)
+    narrow = _grid_changed(gap_steps=tuple(0.03 * i for i in range(21)))
+    assert np.median(_pit_offsets(recognize(image, south=label["south_side"], cfg=narrow), label)) > 20.0
 
 
 def test_a_wide_middle_gap_needs_a_clear_fit() -> None:
     # GridConfig.wide_gap_min_score (sample_images/hard/synth_521_0004: a board on a brick
     # floor under green light, its own fit weak): a lattice on the bricks with a middle gap
     # of 0.62 rows scored 0.64, over the board's 0.52, and was taken for the board
-    from dataclasses import replace
-
-    from vision.config import DEFAULT
-
     image, label = _hard_sample("synth_521_0004")
-    got = recognize(image, south=label["south_side"])
-    off = [np.linalg.norm(np.subtract(got.pit_centers_px[n], label["pit_centers_px"][n])) for n in HOLES]
-    assert np.median(off) < 6.0
-    loose = replace(DEFAULT, grid=replace(DEFAULT.grid, wide_gap_min_score=0.0))
-    floor = recognize(image, south=label["south_side"], cfg=loose)
-    off = [np.linalg.norm(np.subtract(floor.pit_centers_px[n], label["pit_centers_px"][n])) for n in HOLES]
-    assert np.median(off) > 100.0
+    assert np.median(_pit_offsets(recognize(image, south=label["south_side"]), label)) < 6.0
+    floor = recognize(image, south=label["south_side"], cfg=_grid_changed(wide_gap_min_score=0.0))
+    assert np.median(_pit_offsets(floor, label)) > 100.0
 
 
 def test_a_board_end_past_the_rims_bevel_is_its_end() -> None:
     # GridConfig.edge_past_rim_slope (sample_images/hard/synth_487_0002: a walnut board with
     # wide ends and bevelled pits): the ends were taken at the outer pits' rims, whose
     # bevel carries their step beyond where the edge search starts; 44-64 px off
-    from dataclasses import replace
-
-    from vision.config import DEFAULT
-
     image, label = _hard_sample("synth_487_0002")
     got = recognize(image, south=label["south_side"])
     assert _corner_errors(got, label).max() < 12.0
-    old = replace(DEFAULT, grid=replace(DEFAULT.grid, edge_past_rim_slope=""))
+    old = _grid_changed(edge_past_rim_slope="")
     assert _corner_errors(recognize(image, south=label["south_side"], cfg=old), label).min() > 30.0
 
 
