@@ -186,6 +186,23 @@ def test_pipeline_pits_are_cut_where_the_pipeline_finds_them(tmp_path: Path) -> 
         pipeline_pits([tmp_path], max_offset_px=-1.0)
 
 
+def test_the_onnx_network_loads_where_opencv_has_one_engine_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    # vision.cnn._read_onnx asks OpenCV 5 for its classic engine (faster here); OpenCV 4
+    # has no engines and no ``engine`` argument, and the plain call must serve there
+    import cv2
+
+    from vision.cnn import _read_onnx
+
+    onnx = MODEL_PATH.with_suffix(".onnx")
+    if hasattr(cv2.dnn, "ENGINE_CLASSIC"):
+        monkeypatch.delattr(cv2.dnn, "ENGINE_CLASSIC")
+    plain = CountNet(MODEL_PATH)
+    assert plain.backend == "opencv"
+    x = np.random.default_rng(4).normal(size=(6, 64, 64, 3)).astype(np.float32)
+    assert np.abs(plain.logits(x) - CountNet(MODEL_PATH, backend="numpy").logits(x)).max() < 1e-3
+    assert not _read_onnx(onnx).empty()
+
+
 @pytest.mark.parametrize("path", [MODEL_PATH, BROAD_MODEL_PATH], ids=["board", "broad"])
 def test_shipped_onnx_network_runs_and_gives_the_numpy_logits(path: Path) -> None:
     # The package ships each network's .onnx beside its weights; OpenCV runs it. A model
