@@ -652,12 +652,11 @@ def _innermost_peak(prof: np.ndarray, strength: float, inner: np.ndarray | None 
     ``inner``: the profile from just before index 0 in to the pits' rims. When it rises
     from ``prof[0]`` and shows no valley on the way to the rims (no value under ``1 -
     valley`` x the lower of the highest on either side of it), the profile starts on the
-    outer slope of the pits' own rims (a
-    bevel or a shadow carries their step beyond the measured radius), which is no edge:
-    the search starts past that slope, at its foot, and only if no strong peak follows
-    does the slope's start stand (``GridConfig.edge_past_rim_slope``). (A peak and a
-    valley between the rims and index 0 are a narrow margin's edge: the search starts at
-    index 0.)"""
+    outer slope of the pits' own rims (a bevel or a shadow carries their step beyond the
+    measured radius), which is no edge: the search starts past that slope, at its foot,
+    and only if no strong peak follows does the slope's start stand
+    (``GridConfig.edge_past_rim_slope``). (A peak and a valley between the rims and
+    index 0 are a narrow margin's edge: the search starts at index 0.)"""
     if len(prof) < 3 or prof.max() <= 0:
         return None
     top = strength * prof.max()

@@ -132,17 +132,19 @@ _BACKEND_TOLERANCE = 1e-3
 
 
 #: inputs given to OpenCV's network at a time. With its classic engine, in batches of 4
-#: the count stage took 13 ms less a photo than in batches of 64 (8: 10 ms less; two
-#: threads, seed 541, paired per photo): a small batch's activations stay in the cores'
-#: caches. OpenCV 5's new engine gains nothing from small batches.
+#: the count stage took 9 ms less a photo than in batches of 64 (in batches of 8, 6 ms
+#: less; two threads, seed 541, paired per photo): a small batch's activations stay in
+#: the cores' caches. OpenCV 5's new engine gains nothing from small batches.
 DNN_BATCH = 4
 
 
 def _read_onnx(onnx: Path) -> cv2.dnn.Net:
     """The ONNX network for OpenCV's dnn module. OpenCV 5 has two engines and picks its
     new one by default; the classic one runs this small network faster on the CPU, with
-    the same logits to 1e-4 (the count stage, in :data:`DNN_BATCH` batches: 50 ms a photo
-    against 64 ms). OpenCV 4 has only the classic engine and no ``engine`` argument."""
+    the same logits to 1e-4. The count stage of seed 541's photos took 64 ms with the new
+    engine, 59 ms with the classic one and 50 ms with the classic one in
+    :data:`DNN_BATCH` batches (medians, two threads). OpenCV 4 has only the classic
+    engine and no ``engine`` argument."""
     engine = getattr(cv2.dnn, "ENGINE_CLASSIC", None)
     if engine is None:
         return cv2.dnn.readNetFromONNX(str(onnx))

@@ -237,9 +237,8 @@ class GridConfig:
     # radius, and the ends were taken there. Over 611 photos (13 render sets, the singles
     # and the hard samples), "ends" moved 8 corners' mean error by more than 3 px, all for
     # the better (78 -> 12, 73 -> 12, 54 -> 5, 40 -> 7 px, ...; 13 photos changed, 8 of
-    # them over 20 px before and 2 after);
-    # "both" moved 14 for the better but 4 for the worse (a narrow long side's edge right
-    # at its rims, synth_467_0030: 6 -> 23 px)
+    # them over 20 px before and 2 after); "both" moved 14 for the better but 4 for the
+    # worse (a narrow long side's edge right at its rims, synth_467_0030: 6 -> 23 px)
     edge_past_rim_slope: str = "ends"
     affine_to_peaks: bool = True  # move the comb lattice onto per-pit rim peaks (affine)
     own_peak_frac: float = 0.06  # a pit keeps its own rim peak within this / pitch of the fit
@@ -377,9 +376,9 @@ class GridConfig:
     # middle gap / row pitch tried: up to 1.2, a board whose two halves lie a row pitch apart
     # (three renders with gaps of 0.84-1.1 row pitches, seed 557, beyond the 0-0.64 that
     # the generator draws, were read with up to 0.6 only: a lattice row on the gap, 11-15
-    # pits wrong and a false hand; their fits now score 1.8-3.1). A fit with a gap over wide_gap_from must
-    # score wide_gap_min_score or more: a lattice on a brick floor took a gap of 0.62 to
-    # score 0.64, over its board's 0.52 (synth_521_0004)
+    # pits wrong and a false hand; their fits now score 1.8-3.1). A fit with a gap over
+    # wide_gap_from must score wide_gap_min_score or more: a lattice on a brick floor took
+    # a gap of 0.62 to score 0.64, over its board's 0.52 (synth_521_0004)
     gap_steps: tuple[float, ...] = tuple(0.03 * i for i in range(41))
     wide_gap_from: float = 0.6
     wide_gap_min_score: float = 1.2
