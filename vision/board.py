@@ -660,21 +660,17 @@ def _innermost_peak(prof: np.ndarray, strength: float, inner: np.ndarray | None 
     if len(prof) < 3 or prof.max() <= 0:
         return None
     top = strength * prof.max()
+    start = 0
     run = None if inner is None or not len(inner) else np.concatenate([[prof[0]], inner])
     if run is not None and run[1] >= run[0] and not np.any(
             run < (1.0 - valley) * np.minimum(np.maximum.accumulate(run),
                                               np.maximum.accumulate(run[::-1])[::-1])):
-        start = 0
         while start + 1 < len(prof) and prof[start + 1] <= prof[start]:
             start += 1  # down the rims' slope to its foot
-        strong = start + np.flatnonzero(prof[start:] >= top)
-        if len(strong):
-            k = int(strong[0])
-            while k + 1 < len(prof) and prof[k + 1] >= prof[k]:  # climb to the local peak
-                k += 1
-            return _subpixel(prof, k)
-    strong = np.flatnonzero(prof >= top)
-    k = int(strong[0])
+    strong = np.flatnonzero(prof[start:] >= top)
+    if not len(strong):  # nothing strong past the slope: its start stands
+        start, strong = 0, np.flatnonzero(prof >= top)
+    k = start + int(strong[0])
     while k + 1 < len(prof) and prof[k + 1] >= prof[k]:  # climb to the local peak
         k += 1
     return _subpixel(prof, k)

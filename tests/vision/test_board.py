@@ -1368,7 +1368,7 @@ def test_a_board_end_is_searched_past_the_slope_of_the_pits_own_rims() -> None:
     assert _edge_pair(prof, 52.0, 200.0, 40.0, gc, past_slope=False) == (46.0, 205.0)
     assert _edge_pair(prof, 52.0, 200.0, 40.0, gc, past_slope=True) == (20.0, 232.0)
     # a narrow margin's edge between the rims and the search's start, with a valley
-    # between it and the rims (synth_463_0036, synth_467_0030): no slope, as before
+    # between it and the rims (synth_463_0036's top edge): no slope, as before
     narrow = _profile({20: 0.5, 232: 0.5})
     narrow[45:54] = np.maximum(narrow[45:54], [0.2, 0.5, 0.8, 0.9, 0.3, 0.1, 0.5, 1.0, 0.5])
     narrow[199:208] = np.maximum(narrow[199:208], [0.5, 1.0, 0.5, 0.1, 0.3, 0.9, 0.8, 0.5, 0.2])

@@ -409,20 +409,14 @@ def test_a_lattice_spanning_three_rows_is_fitted_again_on_the_render_that_showed
     # board's row pitch, one of them on the wood between two of the board's rows, and its
     # eight pits were read as occluded under a hand; refitted from a wider pitch, every row
     # lies on pits and no hand is reported
-    from dataclasses import replace
-
-    from vision.config import DEFAULT
-
     image, label = _hard_sample("synth_251_0013")
     got = recognize(image, south=label["south_side"])
     assert _corner_errors(got, label).max() < 10.0
     assert not any(s.startswith(("hand_over_board", "occluded_pits")) for s in got.status)
-    centres = {n: np.asarray(got.pit_centers_px[n]) for n in HOLES}
-    off = [np.linalg.norm(centres[n] - np.asarray(label["pit_centers_px"][n])) for n in HOLES]
-    assert np.median(off) < 5.0 and max(off) < 15.0
+    off = _pit_offsets(got, label)
+    assert np.median(off) < 5.0 and off.max() < 15.0
     # without the check the lattice stays on three of the board's rows
-    off_cfg = replace(DEFAULT, grid=replace(DEFAULT.grid, inner_row_void=None))
-    old = recognize(image, south=label["south_side"], cfg=off_cfg)
+    old = recognize(image, south=label["south_side"], cfg=_grid_changed(inner_row_void=None))
     assert "hand_over_board" in old.status
 
 
@@ -431,15 +425,10 @@ def test_the_top_face_edges_are_not_taken_beyond_the_side_face_on_the_render_tha
     # 54 degrees, its near side face dark against a pale table): the innermost strong step
     # below the pits was the side face's lower edge, 30 lattice-view px beyond the rims
     # against 6 on the far side; held alike, the top face's own weaker edge is taken
-    from dataclasses import replace
-
-    from vision.config import DEFAULT
-
     image, label = _hard_sample("synth_283_0035")
     got = recognize(image, south=label["south_side"])
     assert _corner_errors(got, label).max() < 10.0
-    off_cfg = replace(DEFAULT, grid=replace(DEFAULT.grid, surface_symmetry=None))
-    old = recognize(image, south=label["south_side"], cfg=off_cfg)
+    old = recognize(image, south=label["south_side"], cfg=_grid_changed(surface_symmetry=None))
     assert _corner_errors(old, label).max() > 25.0
     # the pits are read from the lattice either way
     assert got.position == old.position
@@ -452,19 +441,13 @@ def test_a_lattice_with_a_row_on_the_side_face_is_moved_onto_the_pits_on_the_ren
     # grain) and the board's far row beyond its first (0.83): under three times, it was
     # not shifted, four pits on the face were called covered by a hand and every pit was
     # read from the row beside it. Fitted again one row over, the lattice scores higher
-    from dataclasses import replace
-
-    from vision.config import DEFAULT
-
     image, label = _hard_sample("synth_317_0019")
     got = recognize(image, south=label["south_side"])
     assert _corner_errors(got, label).max() < 10.0
     assert not any(s.startswith(("hand_over_board", "occluded_pits")) for s in got.status)
-    off = [np.linalg.norm(np.subtract(got.pit_centers_px[n], label["pit_centers_px"][n])) for n in HOLES]
-    assert max(off) < 10.0
+    assert _pit_offsets(got, label).max() < 10.0
     assert flatten(got.position)["B8"] >= 16  # the heap of 27 in its own pit
-    old_cfg = replace(DEFAULT, grid=replace(DEFAULT.grid, edge_doubt_ratio=0.0))
-    old = recognize(image, south=label["south_side"], cfg=old_cfg)
+    old = recognize(image, south=label["south_side"], cfg=_grid_changed(edge_doubt_ratio=0.0))
     assert "hand_over_board" in old.status
     assert _corner_errors(old, label).max() > 50.0
 
@@ -477,9 +460,6 @@ def test_crops_are_cut_no_tighter_than_a_bao_pit_on_the_render_that_showed_it() 
     # hold the whole pit: no pit that holds seeds is read as empty, and the counts are
     # far nearer the truth (checked with two counter networks: summed error 25 -> 6 and
     # 22 -> 14)
-    from dataclasses import replace
-
-    from vision.config import DEFAULT
     from vision.locate import locate_board
 
     image, label = _hard_sample("synth_347_0021")
@@ -488,8 +468,7 @@ def test_crops_are_cut_no_tighter_than_a_bao_pit_on_the_render_that_showed_it() 
     assert min(fit.grid.crop_radius) >= 0.3 * fit.grid.pitch[0] - 1e-9
     truth = flatten(label["position"])
     got = recognize(image, south=label["south_side"])
-    old = recognize(image, south=label["south_side"],
-                    cfg=replace(DEFAULT, grid=replace(DEFAULT.grid, crop_radius_min=0.0)))
+    old = recognize(image, south=label["south_side"], cfg=_grid_changed(crop_radius_min=0.0))
     now, before = flatten(got.position), flatten(old.position)
     assert truth["a7"] == 4 and before["a7"] == 0
     assert [n for n in HOLES if truth[n] > 0 and now[n] == 0] == []
@@ -674,21 +653,18 @@ def test_an_arm_along_a_row_leaves_the_board_found_and_its_hand_flagged() -> Non
     # them): a lattice whose outer row shows no pits was refused as one pitch off, so no
     # board was found. Part of that row still shows pits and its void run looks unlike
     # the board's surface: an arm. Without the test, no board is found
-    from dataclasses import replace
-
-    from vision.config import DEFAULT
     from vision.errors import BoardNotFound
     from vision.locate import locate_board
 
     image, label = _hard_sample("synth_487_0022")
     got = recognize(image, south=label["south_side"])
-    off = [np.linalg.norm(np.subtract(got.pit_centers_px[n], label["pit_centers_px"][n])) for n in HOLES]
-    assert np.median(off) < 8.0 and max(off) < 15.0
+    off = _pit_offsets(got, label)
+    assert np.median(off) < 8.0 and off.max() < 15.0
     assert "hand_over_board" in got.status
     named = next(s for s in got.status if s.startswith("occluded_pits:"))[len("occluded_pits:"):].split(",")
     assert len(set(named) & set(label["occluded_pits"])) >= 7 and set(named) <= set(label["occluded_pits"])
     with pytest.raises(BoardNotFound):
-        locate_board(image, replace(DEFAULT, grid=replace(DEFAULT.grid, covered_rows=False)))
+        locate_board(image, _grid_changed(covered_rows=False))
 
 
 def test_a_hand_over_one_pit_reaching_over_the_edge_is_flagged() -> None:
