@@ -32,7 +32,7 @@ import cv2
 import numpy as np
 
 INPUT = 64
-N_COUNTS = 41
+N_COUNTS = 41  # counts 0..40 (vision.count.MAX_COUNT)
 MODEL_PATH = Path(__file__).with_name("models") / "counter_cnn.npz"
 # the second network of ``bao count-pit``: trained mostly on procedural pits of many
 # looks (:mod:`vision.synth_pits`), for crops of boards and seeds unlike the renders

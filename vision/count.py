@@ -31,13 +31,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from vision.cnn import BROAD_MODEL_PATH, CountNet, load_net
+from vision.cnn import BROAD_MODEL_PATH, N_COUNTS, CountNet, load_net
 from vision.config import CountConfig
 from vision.features import PIT_MASK_T, SIZE, TEMPLATE, prepare, small_lab
 from vision.holes import HOLE_CELL, HOLES
 
-MAX_COUNT = 40
-N_COUNTS = MAX_COUNT + 1
+MAX_COUNT = N_COUNTS - 1  # 40: counts 0..40, as the network reads them
 #: (row, column) on the board of each pit, in :data:`vision.holes.HOLES` order
 _CELLS = np.array([HOLE_CELL[n] for n in HOLES])
 
