@@ -746,8 +746,39 @@ def _edge_pair(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float,
     return x, y
 
 
+def _edge_profiles(view: np.ndarray, gap: float, cfg: GridConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Median gradient profiles of a lattice view across its rows (along y) and across
+    its columns (along x), and the lattice's column and row centres along them."""
+    grey = cv2.GaussianBlur(cv2.cvtColor(view, cv2.COLOR_BGR2GRAY) if view.ndim == 3 else view, (3, 3), 0)
+    gx = np.abs(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3))
+    gy = np.abs(cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3))
+    p = cfg.lattice_pitch_px
+    b = cfg.lattice_border * p
+    xs = b + p * np.arange(8)
+    ys = b + p * (np.arange(4) + np.where(np.arange(4) >= 2, gap, 0.0))
+    half = int(0.3 * p)
+    col_strips = [gy[:, max(int(x) - half, 0) : int(x) + half + 1].mean(axis=1) for x in xs]
+    row_strips = [gx[max(int(y) - half, 0) : int(y) + half + 1].mean(axis=0) for y in ys]
+    return np.median(np.array(col_strips), axis=0), np.median(np.array(row_strips), axis=0), xs, ys
+
+
+def _sides_unseen(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float, cfg: GridConfig) -> bool:
+    """Whether both sides beyond the pits' rims show no step at all: the strongest value past
+    the edge search's start on each under ``GridConfig.edge_unseen_ratio`` x the strongest
+    at or between the rims (the view ends before the board's edges: wide margins, alike on
+    both sides as a Bao board's are; one side alone so flat is a side face in shade, a
+    hand or the image's border)."""
+    gap_px = cfg.surface_gap_frac * p
+    lo_end, hi_start = int(inner_lo - gap_px), int(np.ceil(inner_hi + gap_px))
+    inside = prof[max(int(inner_lo) - 3, 0) : int(inner_hi) + 4]
+    if cfg.edge_unseen_ratio is None or not len(inside) or lo_end <= 0 or hi_start >= len(prof):
+        return False
+    level = cfg.edge_unseen_ratio * float(inside.max())
+    return float(prof[:lo_end].max()) < level and float(prof[hi_start:].max()) < level
+
+
 def surface_edges(view: np.ndarray, grid: PitGrid, gap: float, cfg: GridConfig = DEFAULT.grid,
-                  alike: bool = True) -> np.ndarray | None:
+                  alike: bool = True, wider: Callable[[], np.ndarray] | None = None) -> np.ndarray | None:
     """Playing-surface corners (TL, TR, BR, BL) in the lattice view, or None.
 
     In the lattice view the top face is rectified, so its edges are the view's
@@ -756,24 +787,29 @@ def surface_edges(view: np.ndarray, grid: PitGrid, gap: float, cfg: GridConfig =
     the side face and the table); the profile is the median over the 8 (or 4)
     strips along that side, so a hand or a seed on a few strips does not decide.
     With ``alike``, opposite margins are held alike (:func:`_edge_pair`).
+    ``wider``: makes the same view with ``GridConfig.edge_view_border`` pitches round
+    the outer pits. An axis whose two sides show no step (:func:`_sides_unseen`: the
+    board's margins run past the view) is searched again on it.
     """
-    h, w = view.shape[:2]
-    grey = cv2.GaussianBlur(cv2.cvtColor(view, cv2.COLOR_BGR2GRAY) if view.ndim == 3 else view, (3, 3), 0)
-    gx = np.abs(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3))
-    gy = np.abs(cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3))
     p = cfg.lattice_pitch_px
-    b = cfg.lattice_border * p
     rx, ry = grid.radius
-    xs = b + p * np.arange(8)
-    ys = b + p * (np.arange(4) + np.where(np.arange(4) >= 2, gap, 0.0))
-    half = int(0.3 * p)
-    col_strips = [gy[:, max(int(x) - half, 0) : int(x) + half + 1].mean(axis=1) for x in xs]
-    row_strips = [gx[max(int(y) - half, 0) : int(y) + half + 1].mean(axis=0) for y in ys]
-    vprof = np.median(np.array(col_strips), axis=0)  # along y
-    hprof = np.median(np.array(row_strips), axis=0)  # along x
     slope = cfg.edge_past_rim_slope
+    vprof, hprof, xs, ys = _edge_profiles(view, gap, cfg)
     rows = _edge_pair(vprof, ys[0] - ry, ys[-1] + ry, p, cfg, alike, past_slope=slope == "both")
     cols = _edge_pair(hprof, xs[0] - rx, xs[-1] + rx, p, cfg, alike, past_slope=slope in ("both", "ends"))
+    unseen_rows = _sides_unseen(vprof, ys[0] - ry, ys[-1] + ry, p, cfg)
+    unseen_cols = _sides_unseen(hprof, xs[0] - rx, xs[-1] + rx, p, cfg)
+    if wider is not None and (unseen_rows or unseen_cols):
+        wc = replace(cfg, lattice_border=cfg.edge_view_border)
+        shift = (wc.lattice_border - cfg.lattice_border) * p  # the wider view's offset
+        wv, wh, wxs, wys = _edge_profiles(wider(), gap, wc)
+        if unseen_rows:
+            got = _edge_pair(wv, wys[0] - ry, wys[-1] + ry, p, wc, alike, past_slope=slope == "both")
+            rows = None if got is None else (got[0] - shift, got[1] - shift)
+        if unseen_cols:
+            got = _edge_pair(wh, wxs[0] - rx, wxs[-1] + rx, p, wc, alike,
+                             past_slope=slope in ("both", "ends"))
+            cols = None if got is None else (got[0] - shift, got[1] - shift)
     if rows is None or cols is None:
         return None
     (top, bottom), (left, right) = rows, cols
@@ -1114,7 +1150,12 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
                    evidence=evidence)
     # (a weak lattice's margins are held alike only once it scores as a board: its corners
     # may start a fit again as an outline, and that search is kept as it was tuned)
-    edges = surface_edges(lview, grid, gap, gc, alike=score >= gc.surface_symmetry_min_score)
+    def wider() -> np.ndarray:  # the lattice view with wider surroundings, for wide margins
+        wm, wsize = _view_matrix(hlat, replace(gc, lattice_border=gc.edge_view_border), gap)
+        return cv2.warpPerspective(image, wm, wsize, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+    edges = surface_edges(lview, grid, gap, gc, alike=score >= gc.surface_symmetry_min_score,
+                          wider=wider if score > 0 else None)
     # the pits' own centres and outer radius, for the counter's crops and the page's rings
     grid.centres, grid.crop_radius = rim_centres(gx, gy, centres, radius, gc)
     tick("grid")

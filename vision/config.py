@@ -9,6 +9,7 @@ board width or height; lengths in px are in the stage's own image.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 
 @dataclass(frozen=True)
@@ -239,7 +240,7 @@ class GridConfig:
     # the better (78 -> 12, 73 -> 12, 54 -> 5, 40 -> 7 px, ...; 13 photos changed, 8 of
     # them over 20 px before and 2 after); "both" moved 14 for the better but 4 for the
     # worse (a narrow long side's edge right at its rims, synth_467_0030: 6 -> 23 px)
-    edge_past_rim_slope: str = "ends"
+    edge_past_rim_slope: Literal["ends", "both", ""] = "ends"
     affine_to_peaks: bool = True  # move the comb lattice onto per-pit rim peaks (affine)
     own_peak_frac: float = 0.06  # a pit keeps its own rim peak within this / pitch of the fit
     occluded_rim_ratio: float = 0.7  # rim radial coherence below this x the median -> occluded
@@ -275,6 +276,15 @@ class GridConfig:
     start_from_calibrated_pits: bool = True
     lattice_pitch_px: float = 40.0  # column pitch in the lattice view (top face, pits on a grid)
     lattice_border: float = 1.6  # pitches of surroundings kept around the outer pit centres
+    # an axis of the lattice view whose two sides show no step beyond the pits' rims (each
+    # side's strongest under edge_unseen_ratio x the strongest at the rims; the wood runs on
+    # past the view) has its edges searched on a view keeping edge_view_border pitches
+    # (vision.board.surface_edges): a board whose ends lie 1.9 pitches past its outer pits'
+    # centres (synth_557_0021) had its ends taken at the rims, 100 -> 1.7 px. Over 648
+    # other photos (15 render sets, the singles, the hard samples) it fires on none; with
+    # one flat side enough, it moved one board in shade under a hand (13 -> 24 px). None: off
+    edge_view_border: float = 3.0
+    edge_unseen_ratio: float | None = 0.12
     # a lattice whose row pairs 0-1 and 2-3 look more like tall pits than its points look like
     # pits (vision.board.paired_ratios; 0.2-0.7 on 230 boards, 1.8 and 2.3 on the two fits of
     # half the row pitch among them) is fitted again from twice the row pitch
@@ -396,6 +406,11 @@ class GridConfig:
     surface_symmetry_min_score: float = 0.5  # ... for lattices scoring this or more (PitGrid.score)
     surface_symmetry_weak: float = 0.15
     lattice_inlier_frac: float = 0.08  # RANSAC threshold / pitch for the lattice homography
+
+    def __post_init__(self) -> None:
+        if self.edge_past_rim_slope not in ("ends", "both", ""):
+            raise ValueError(f"GridConfig.edge_past_rim_slope must be 'ends', 'both' or '' (none), "
+                             f"not {self.edge_past_rim_slope!r}")
 
 
 @dataclass(frozen=True)

@@ -1376,6 +1376,43 @@ def test_a_board_end_is_searched_past_the_slope_of_the_pits_own_rims() -> None:
             == _edge_pair(narrow, 52.0, 200.0, 40.0, gc, past_slope=False))
 
 
+@pytest.mark.parametrize("margin", [80.0, 140.0])
+def test_board_ends_past_the_lattice_view_are_searched_on_a_wider_view(margin: float) -> None:
+    # GridConfig.edge_unseen_ratio / edge_view_border (synth_557_0021, wide margins: its
+    # ends 1.9 pitches past the outer pits' centres, the lattice view keeping 1.6; no step
+    # in view beyond the rims, so a speck of noise was the end, 100 px off). Drawn: ends
+    # (margin + half a pitch) 1.83 and 2.83 pitches past the outer pit centres
+    from dataclasses import replace
+
+    from drawn import Board
+
+    from vision.locate import locate_board
+
+    board = Board(pitch_x=60, pitch_y=58, margin_x=margin, margin_y=20, gap=0, radius=23)
+    x0, y0 = (1100 - board.width) / 2, (640 - board.height) / 2
+    corners = np.array([[x0 + 20, y0 + 10], [x0 + board.width - 20, y0 + 10],
+                        [x0 + board.width, y0 + board.height], [x0, y0 + board.height]])
+    scene = draw_scene({"A1": 2, "a3": 5}, corners, size=(1100, 640), seed=3, board=board)
+
+    def error(cfg) -> float:
+        found = np.asarray(locate_board(scene.image, cfg=cfg).corners, float)
+        return min(float(np.linalg.norm(np.roll(c, k, 0) - corners, axis=1).mean())
+                   for c in (found, found[::-1]) for k in range(4))
+
+    assert error(DEFAULT) < 3.0
+    # without the wider view the ends are taken at the outer pits' rims
+    assert error(replace(DEFAULT, grid=replace(DEFAULT.grid, edge_unseen_ratio=None))) > 30.0
+
+
+def test_an_unknown_edge_past_rim_slope_setting_is_refused_by_name() -> None:
+    from dataclasses import replace
+
+    for ok in ("ends", "both", ""):
+        assert replace(DEFAULT.grid, edge_past_rim_slope=ok).edge_past_rim_slope == ok
+    with pytest.raises(ValueError, match="edge_past_rim_slope.*'end'"):
+        replace(DEFAULT.grid, edge_past_rim_slope="end")  # type: ignore[arg-type]
+
+
 def test_lattice_directions_of_candidates_all_closer_than_a_pit_are_none_without_a_warning() -> None:
     # vision.pit_scan._directions: ten candidates within 2 px of each other (a speck seen
     # at several radii) have no neighbour a pit's width away; no directions, and no
