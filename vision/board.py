@@ -1082,7 +1082,16 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
         lview = cv2.warpPerspective(image, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         gx, gy = _gradients(lview, gc.gradient_log_offset)
         # (a floor: on a flat, noiseless surface any speck would count as strong)
-        norm = max(float(cv2.magnitude(gx, gy).mean()), gc.min_mean_gradient)
+        mag = cv2.magnitude(gx, gy)
+        norm = float(mag.mean())
+        if gc.score_norm_margin is not None:
+            # a busy floor (bricks, tiles) beside the board lifts the view's mean gradient and
+            # so lowers a soft-rimmed board's score: the board's own area, if it is calmer
+            k = int(round((gc.lattice_border - gc.score_norm_margin) * gc.lattice_pitch_px))
+            inside = mag[k : int(round(mag.shape[0] - k)), k : int(round(mag.shape[1] - k))]
+            if inside.size:
+                norm = min(norm, float(inside.mean()))
+        norm = max(norm, gc.min_mean_gradient)
         table = line_evidence(gx, gy, gap, radius, gc) / norm
         shift = _slipped(table, gc)
         if shift == (0, 0) or attempt == gc.reslips:

@@ -259,6 +259,15 @@ class GridConfig:
     # top-face lattice refinement (vision/board.py)
     max_pitch_ratio: float = 3.0  # largest / smallest pit spacing in the image for a plausible lattice
     min_mean_gradient: float = 8.0  # floor of the lattice view's mean Sobel magnitude in the score
+    # the score's evidence is over the mean gradient of the lattice view, or of its part
+    # within this many pitches of the outer pits' centres when that is lower
+    # (vision.board.fit_from_lattice): a busy floor beside the board (bricks, tiles) lifted
+    # the view's mean and sank a pale, soft-rimmed board's score to the bar (0.30 for the
+    # true lattice of synth_577_0025), under a lattice one row off onto the bricks (0.31).
+    # Over 716 photos (16 render sets, the singles, the hard samples) it moved 5 outlines:
+    # that board 39 -> 9 px, synth_491_0011 62 -> 34 px, synth_463_0018 5 -> 11 px (an
+    # earlier fit ends the search), two by under 0.3 px; None: the whole view
+    score_norm_margin: float | None = 0.6
     # rim gradients are taken on (128 + c) log(I + c), c this (0: on the intensity): rims on
     # near-black wood count as much as on pale wood (boards found on 200 renders: 181 -> 192)
     gradient_log_offset: float = 16.0

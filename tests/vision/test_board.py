@@ -1404,6 +1404,38 @@ def test_board_ends_past_the_lattice_view_are_searched_on_a_wider_view(margin: f
     assert error(replace(DEFAULT, grid=replace(DEFAULT.grid, edge_unseen_ratio=None))) > 30.0
 
 
+def test_a_busy_floor_beside_the_board_does_not_sink_the_boards_score() -> None:
+    # GridConfig.score_norm_margin (synth_577_0025: a pale board on a brick floor scored
+    # 0.30, under a lattice one row off onto the bricks). Drawn: the same board on a
+    # plain table and on bricks; the score is over the board's own mean gradient where
+    # that is lower than the whole view's
+    import cv2
+
+    from vision.holes import START_COUNTS
+
+    scene = draw_scene(START_COUNTS, default_corners((960, 540), 0, 0.0, 0.6), size=(960, 540), seed=12,
+                       clutter=False, wood=(150, 170, 190))
+    bricks = scene.image.copy()
+    for y in range(0, 540, 22):
+        cv2.line(bricks, (0, y), (960, y), (20, 20, 20), 4)
+        for x in range(0 if (y // 22) % 2 == 0 else 30, 960, 60):
+            cv2.line(bricks, (x, y), (x, y + 22), (20, 20, 20), 4)
+    board = np.zeros((540, 960), np.uint8)
+    cv2.fillConvexPoly(board, np.round(scene.corners).astype(np.int32), 255)
+    on_bricks = np.where(board[..., None] > 0, scene.image, bricks)
+
+    def score(image, margin):
+        from dataclasses import replace
+
+        cfg = replace(DEFAULT, grid=replace(DEFAULT.grid, score_norm_margin=margin))
+        return fit_board(image, scene.corners, 2.345, cfg)[2].score
+
+    plain = score(scene.image, 0.6)
+    assert plain == pytest.approx(score(scene.image, None))  # a plain table: as before
+    assert score(on_bricks, 0.6) > 0.5 * plain
+    assert score(on_bricks, None) < 0.3 * plain  # the whole view's mean: the bricks'
+
+
 def test_an_unknown_edge_past_rim_slope_setting_is_refused_by_name() -> None:
     from dataclasses import replace
 
