@@ -289,8 +289,8 @@ class GridConfig:
     # side's strongest under edge_unseen_ratio x the strongest at the rims; the wood runs on
     # past the view) has its edges searched on a view keeping edge_view_border pitches
     # (vision.board.surface_edges): a board whose ends lie 1.9 pitches past its outer pits'
-    # centres (synth_557_0021) had its ends taken at the rims, 100 -> 1.7 px. Over 648
-    # other photos (15 render sets, the singles, the hard samples) it fires on none; with
+    # centres (synth_557_0021) had its ends taken at the rims, 100 -> 1.7 px. Over 675
+    # other photos (15 render sets, the singles, the hard samples) it changes none; with
     # one flat side enough, it moved one board in shade under a hand (13 -> 24 px). None: off
     edge_view_border: float = 3.0
     edge_unseen_ratio: float | None = 0.12
