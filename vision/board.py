@@ -1087,8 +1087,8 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
         if gc.score_norm_margin is not None:
             # a busy floor (bricks, tiles) beside the board lifts the view's mean gradient and
             # so lowers a soft-rimmed board's score: the board's own area, if it is calmer
-            k = int(round((gc.lattice_border - gc.score_norm_margin) * gc.lattice_pitch_px))
-            inside = mag[k : int(round(mag.shape[0] - k)), k : int(round(mag.shape[1] - k))]
+            k = max(int(round((gc.lattice_border - gc.score_norm_margin) * gc.lattice_pitch_px)), 0)
+            inside = mag[k : mag.shape[0] - k, k : mag.shape[1] - k]
             if inside.size:
                 norm = min(norm, float(inside.mean()))
         norm = max(norm, gc.min_mean_gradient)
