@@ -16,10 +16,12 @@ rectification, whatever the outline did:
    homography is refitted to those rims (RANSAC) with the middle gap that fits
    best, 3 passes; after the first, a comb one column or row off is moved back;
 3. :attr:`PitGrid.score` says how sure: rim evidence at the lattice points minus
-   that between them, over the view's mean gradient, x the share of inliers
-   (about 0 for a lattice laid on a table);
+   that between them, over the view's mean gradient (or its inner part's, if
+   lower: a busy floor around a board), x the share of inliers (about 0 for a
+   lattice laid on a table);
 4. the playing surface's corners are the innermost strong edges beyond the
-   outer pits in that view (:func:`surface_edges`).
+   outer pits in that view (:func:`surface_edges`; on a wider view where the
+   margins run past it).
 
 ``fit_board`` returns what the pipeline needs: corners (canonical TL, TR, BR,
 BL, image px), the image -> view homography, the :class:`PitGrid` on that view
@@ -1101,7 +1103,7 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
     p = gc.lattice_pitch_px
     rim = radial_coherence(lview, centres, radius)
     rim = rim / (float(np.median(rim)) + 1e-6)
-    # how sure: the pits' rim evidence (median, over the view's mean gradient) x the
+    # how sure: the pits' rim evidence (median, over ``norm`` above) x the
     # share of pits agreeing with the lattice; about 0 for a lattice on a table
     # at the lattice points themselves (a search for each pit's best spot would find
     # some evidence in noise too), against the same circles between the pits

@@ -291,7 +291,8 @@ class GridConfig:
     # (vision.board.surface_edges): a board whose ends lie 1.9 pitches past its outer pits'
     # centres (synth_557_0021) had its ends taken at the rims, 100 -> 1.7 px. Over 675
     # other photos (15 render sets, the singles, the hard samples) it changes none; with
-    # one flat side enough, it moved one board in shade under a hand (13 -> 24 px). None: off
+    # one flat side enough, it moved one board in shade under a hand (13 -> 24 px).
+    # edge_unseen_ratio None: off
     edge_view_border: float = 3.0
     edge_unseen_ratio: float | None = 0.12
     # a lattice whose row pairs 0-1 and 2-3 look more like tall pits than its points look like
