@@ -180,6 +180,18 @@ def test_seed_kinds_and_size_are_drawn_from_what_was_asked() -> None:
     assert kinds == {"glass_gem", "pebble"}
 
 
+def test_woods_and_tables_are_drawn_from_what_was_asked() -> None:
+    # bao render --woods / --tables (a stress set: pale boards on tiled floors)
+    woods, tables = set(), set()
+    for k in range(30):
+        params = sample_params(np.random.default_rng(k), woods=["pale", "golden"], tables=["tiles"])
+        woods.add(params["wood"]["kind"])
+        tables.add(params["table"]["kind"])
+    assert woods == {"pale", "golden"} and tables == {"tiles"}
+    # not asked: the draws of earlier versions (the same scene for a seed)
+    assert sample_params(np.random.default_rng(3)) == sample_params(np.random.default_rng(3), woods=None)
+
+
 def test_a_fill_range_moves_only_the_camera_away() -> None:
     # bao render --fill: the board small in the frame, everything else the scene of that seed
     for k in range(20):
@@ -255,6 +267,17 @@ def test_bad_elevation_or_thickness_is_named(elevation, thickness, message: str)
 def test_bad_fill_is_named(fill: tuple[float, float]) -> None:
     with pytest.raises(ValueError, match="fill must be two shares of the frame"):
         sample_params(np.random.default_rng(0), fill=fill)
+
+
+@pytest.mark.parametrize(("woods", "tables", "message"), [
+    (["oak"], None, "unknown wood 'oak'"),
+    (None, ["grass"], "unknown table 'grass'"),
+    ([], None, "woods: give at least one"),
+])
+def test_bad_woods_and_tables_are_named(woods: list[str] | None, tables: list[str] | None,
+                                        message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        sample_params(np.random.default_rng(0), woods=woods, tables=tables)
 
 
 @pytest.mark.parametrize(("kinds", "size", "message"), [

@@ -93,6 +93,18 @@ def check_seed_options(seed_kinds: Sequence[str] | None,
                              f"0.1 <= LO <= HI <= 0.6, got {lo} {hi}")
 
 
+def check_look(woods: Sequence[str] | None, tables: Sequence[str] | None) -> None:
+    """Raise ``ValueError`` naming a wood or a table kind that cannot be rendered."""
+    for what, asked, known in (("wood", woods, tuple(WOODS)), ("table", tables, TABLES)):
+        if asked is None:
+            continue
+        if not asked:
+            raise ValueError(f"{what}s: give at least one")
+        bad = [k for k in asked if k not in known]
+        if bad:
+            raise ValueError(f"unknown {what} {bad[0]!r}; known: {', '.join(known)}")
+
+
 def check_fill(fill: tuple[float, float] | None) -> None:
     """Raise ``ValueError`` unless ``fill`` is None or a range LO..HI the camera can frame."""
     if fill is not None:
@@ -163,7 +175,9 @@ def sample_params(rng: np.random.Generator, width: int = 1280, height: int = 720
                   fill: tuple[float, float] | None = None,
                   elevation: tuple[float, float] | None = None,
                   thickness: tuple[float, float] | None = None,
-                  turn: tuple[float, float] | None = None) -> dict[str, Any]:
+                  turn: tuple[float, float] | None = None,
+                  woods: Sequence[str] | None = None,
+                  tables: Sequence[str] | None = None) -> dict[str, Any]:
     """One full random parameter set (everything except the seed counts).
 
     ``seed_kinds`` (any of :data:`SEED_KINDS` and :data:`EXTRA_SEED_KINDS`) are
@@ -177,13 +191,16 @@ def sample_params(rng: np.random.Generator, width: int = 1280, height: int = 720
     changes only that draw. ``turn`` (LO, HI degrees) turns the camera further round
     from the side it looks from, either way, by an angle drawn from LO..HI (a corner
     view), from a generator of its own, so every other draw stays as it was.
+    ``woods`` (names of :data:`WOODS`) and ``tables`` (of :data:`TABLES`) are drawn from
+    evenly instead of all of them (a stress set: pale boards on tiled floors, say).
     """
     check_seed_options(seed_kinds, seed_size)
+    check_look(woods, tables)
     check_fill(fill)
     check_view(elevation, thickness)
     check_turn(turn)
     geom = sample_geometry(rng, thickness)
-    wood_name = str(rng.choice(list(WOODS)))
+    wood_name = str(rng.choice(list(woods or WOODS)))
     light_c, dark_c = WOODS[wood_name]
     wood = {
         "kind": wood_name,
@@ -217,7 +234,7 @@ def sample_params(rng: np.random.Generator, width: int = 1280, height: int = 720
         seeds["hue_spread"] = _f(rng.choice([0.0, rng.uniform(0.1, 0.5), 1.0]), 2)
         seeds["transmission"] = _f(rng.uniform(0.6, 0.95), 2)
     table = {
-        "kind": str(rng.choice(TABLES)),
+        "kind": str(rng.choice(list(tables or TABLES))),
         "color": _muted(rng),
         "color2": _muted(rng),
         "scale": _f(rng.uniform(2, 12), 2),

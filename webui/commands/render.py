@@ -36,6 +36,13 @@ def register(subparsers: Any) -> None:
                    help="draw the seeds from these kinds only, evenly (komwe, brown_seed, "
                         "pebble, pale_bean, glass_gem; default: the four Bao kinds, "
                         "komwe twice as often)")
+    p.add_argument("--woods", default=None, metavar="WOOD,...",
+                   help="draw the board's wood from these only, evenly (pale, golden, "
+                        "red_mahogany, mid_brown, walnut, dark_stained, near_black; "
+                        "default: all of them)")
+    p.add_argument("--tables", default=None, metavar="TABLE,...",
+                   help="draw the table under the board from these only, evenly (wood_table, "
+                        "cloth, concrete, woven_mat, painted, tiles; default: all of them)")
     ranges = (
         ("--seed-size", "seed diameter as a share of the pit diameter, drawn from LO..HI "
                         "(default 0.27 0.38)"),
@@ -127,8 +134,8 @@ def _render(args: argparse.Namespace) -> int:
     _scale(args.scale)
     if args.start < 0:
         raise CommandError(f"--start must be >= 0, got {args.start}")
-    kinds = None if args.seed_kinds is None else [
-        k.strip() for k in args.seed_kinds.split(",") if k.strip()]
+    kinds, woods, tables = ([k.strip() for k in value.split(",") if k.strip()] if value is not None else None
+                            for value in (args.seed_kinds, args.woods, args.tables))
     seed_size, fill = _pair(args.seed_size), _pair(args.fill)
     elevation, thickness = _pair(args.elevation), _pair(args.thickness)
     turn = _pair(args.turn)
@@ -136,6 +143,7 @@ def _render(args: argparse.Namespace) -> int:
     from vision.synth.params import (
         check_fill,
         check_hand_share,
+        check_look,
         check_seed_options,
         check_size,
         check_turn,
@@ -143,6 +151,7 @@ def _render(args: argparse.Namespace) -> int:
     )
 
     checks = (("--seed-kinds/--seed-size", lambda: check_seed_options(kinds, seed_size)),
+              ("--woods/--tables", lambda: check_look(woods, tables)),
               ("--fill", lambda: check_fill(fill)),
               ("--elevation/--thickness", lambda: check_view(elevation, thickness)),
               ("--hand-share", lambda: check_hand_share(args.hand_share)),
@@ -163,7 +172,8 @@ def _render(args: argparse.Namespace) -> int:
                               threads=args.threads, scale=args.scale, heaps=args.heaps,
                               seed_kinds=kinds, seed_size=seed_size, fill=fill,
                               elevation=elevation, thickness=thickness,
-                              hand_share=args.hand_share, turn=turn, size=image_size)
+                              hand_share=args.hand_share, turn=turn, size=image_size,
+                              woods=woods, tables=tables)
         progress(k + 1, args.count, started, label["image"])
     return 0
 
