@@ -147,6 +147,13 @@ def _view_matrix(hlat: np.ndarray, cfg: GridConfig, gap: float) -> tuple[np.ndar
     return a @ np.linalg.inv(hlat), size
 
 
+def _lattice_view(image: np.ndarray, hlat: np.ndarray, cfg: GridConfig, gap: float) -> tuple[np.ndarray, np.ndarray]:
+    """The lattice view of ``image`` (:func:`_view_matrix`, the image's border repeated
+    past its edge) and its image -> view matrix."""
+    m, size = _view_matrix(hlat, cfg, gap)
+    return cv2.warpPerspective(image, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE), m
+
+
 def _gap_fit(dst: np.ndarray, keep: np.ndarray, steps: tuple[float, ...]) -> tuple[np.ndarray, float] | None:
     """The middle gap (of ``steps``) whose lattice fits the points ``dst`` (image px, of
     the lattice points ``keep``) best, and its homography; None if none fits.
@@ -599,8 +606,7 @@ def refine_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: GridCon
     inliers = 0
     centres = None
     for k in range(cfg.lattice_passes):
-        m, size = _view_matrix(hlat, cfg, gap)
-        view = cv2.warpPerspective(image, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        view, m = _lattice_view(image, hlat, cfg, gap)
         gx, gy = _gradients(view, cfg.gradient_log_offset)
         nominal = _lattice_points(gap) * p + cfg.lattice_border * p
         radius = _measure_radius(gx, gy, nominal, cfg)
@@ -608,8 +614,7 @@ def refine_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: GridCon
             shift = _slip(gx, gy, gap, radius, cfg)
             if shift != (0, 0):
                 hlat = _shifted(hlat, shift)
-                m, size = _view_matrix(hlat, cfg, gap)
-                view = cv2.warpPerspective(image, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+                view, m = _lattice_view(image, hlat, cfg, gap)
                 gx, gy = _gradients(view, cfg.gradient_log_offset)
         reach = max(2, int(round((cfg.peak_search_frac if k <= 1 else 0.5 * cfg.peak_search_frac) * p)))
         peaks, _ = _refine_peaks(gx, gy, nominal, radius, reach)
@@ -625,8 +630,7 @@ def refine_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: GridCon
         # the middle gap: the one whose lattice fits the inlier rims best
         keep = inl.ravel() > 0
         hlat, gap = _best_gap(dst[keep], keep, cfg.gap_steps, hlat, gap)
-    m, size = _view_matrix(hlat, cfg, gap)
-    view = cv2.warpPerspective(image, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    view, m = _lattice_view(image, hlat, cfg, gap)
     gx, gy = _gradients(view, cfg.gradient_log_offset)
     nominal = _lattice_points(gap) * p + cfg.lattice_border * p
     radius = _measure_radius(gx, gy, nominal, cfg)
@@ -780,7 +784,8 @@ def _sides_unseen(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float, 
 
 
 def surface_edges(view: np.ndarray, grid: PitGrid, gap: float, cfg: GridConfig = DEFAULT.grid,
-                  alike: bool = True, wider: Callable[[], np.ndarray] | None = None) -> np.ndarray | None:
+                  alike: bool = True, wider: Callable[[GridConfig], np.ndarray] | None = None,
+                  ) -> np.ndarray | None:
     """Playing-surface corners (TL, TR, BR, BL) in the lattice view, or None.
 
     In the lattice view the top face is rectified, so its edges are the view's
@@ -789,29 +794,34 @@ def surface_edges(view: np.ndarray, grid: PitGrid, gap: float, cfg: GridConfig =
     the side face and the table); the profile is the median over the 8 (or 4)
     strips along that side, so a hand or a seed on a few strips does not decide.
     With ``alike``, opposite margins are held alike (:func:`_edge_pair`).
-    ``wider``: makes the same view with ``GridConfig.edge_view_border`` pitches round
-    the outer pits. An axis whose two sides show no step (:func:`_sides_unseen`: the
+    ``wider``: makes the same view for a config (``lattice_border`` set to
+    ``GridConfig.edge_view_border`` pitches round the outer pits). An axis whose two sides show no step (:func:`_sides_unseen`: the
     board's margins run past the view) is searched again on it.
     """
     p = cfg.lattice_pitch_px
     rx, ry = grid.radius
     slope = cfg.edge_past_rim_slope
-    vprof, hprof, xs, ys = _edge_profiles(view, gap, cfg)
-    rows = _edge_pair(vprof, ys[0] - ry, ys[-1] + ry, p, cfg, alike, past_slope=slope == "both")
-    cols = _edge_pair(hprof, xs[0] - rx, xs[-1] + rx, p, cfg, alike, past_slope=slope in ("both", "ends"))
-    unseen_rows = _sides_unseen(vprof, ys[0] - ry, ys[-1] + ry, p, cfg)
-    unseen_cols = _sides_unseen(hprof, xs[0] - rx, xs[-1] + rx, p, cfg)
+
+    def axes(profiles: tuple[np.ndarray, ...]) -> list[tuple[np.ndarray, float, float, bool]]:
+        """(profile, rims before, rims after, past the rims' slope) across the rows, then the columns."""
+        vprof, hprof, xs, ys = profiles
+        return [(vprof, ys[0] - ry, ys[-1] + ry, slope == "both"),
+                (hprof, xs[0] - rx, xs[-1] + rx, slope in ("both", "ends"))]
+
+    def pairs(c: GridConfig, across: list[tuple[np.ndarray, float, float, bool]],
+              ) -> list[tuple[float, float] | None]:
+        return [_edge_pair(prof, lo, hi, p, c, alike, past_slope=past) for prof, lo, hi, past in across]
+
+    here = axes(_edge_profiles(view, gap, cfg))
+    rows, cols = pairs(cfg, here)
+    unseen_rows, unseen_cols = (_sides_unseen(prof, lo, hi, p, cfg) for prof, lo, hi, _past in here)
     if wider is not None and (unseen_rows or unseen_cols):
         wc = replace(cfg, lattice_border=cfg.edge_view_border)
         shift = (wc.lattice_border - cfg.lattice_border) * p  # the wider view's offset
-        wv, wh, wxs, wys = _edge_profiles(wider(), gap, wc)
-        if unseen_rows:
-            got = _edge_pair(wv, wys[0] - ry, wys[-1] + ry, p, wc, alike, past_slope=slope == "both")
-            rows = None if got is None else (got[0] - shift, got[1] - shift)
-        if unseen_cols:
-            got = _edge_pair(wh, wxs[0] - rx, wxs[-1] + rx, p, wc, alike,
-                             past_slope=slope in ("both", "ends"))
-            cols = None if got is None else (got[0] - shift, got[1] - shift)
+        wide_rows, wide_cols = ((None if got is None else (got[0] - shift, got[1] - shift))
+                                for got in pairs(wc, axes(_edge_profiles(wider(wc), gap, wc))))
+        rows = wide_rows if unseen_rows else rows
+        cols = wide_cols if unseen_cols else cols
     if rows is None or cols is None:
         return None
     (top, bottom), (left, right) = rows, cols
@@ -1080,8 +1090,7 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
     gc, rc = cfg.grid, cfg.rectify
     for attempt in range(gc.reslips + 1):
         hlat, gap, centres, radius, inliers = refine_lattice(image, hlat, gap, gc)
-        m, size = _view_matrix(hlat, gc, gap)
-        lview = cv2.warpPerspective(image, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        lview, m = _lattice_view(image, hlat, gc, gap)
         gx, gy = _gradients(lview, gc.gradient_log_offset)
         # (a floor: on a flat, noiseless surface any speck would count as strong)
         mag = cv2.magnitude(gx, gy)
@@ -1161,12 +1170,8 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
                    evidence=evidence)
     # (a weak lattice's margins are held alike only once it scores as a board: its corners
     # may start a fit again as an outline, and that search is kept as it was tuned)
-    def wider() -> np.ndarray:  # the lattice view with wider surroundings, for wide margins
-        wm, wsize = _view_matrix(hlat, replace(gc, lattice_border=gc.edge_view_border), gap)
-        return cv2.warpPerspective(image, wm, wsize, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-
     edges = surface_edges(lview, grid, gap, gc, alike=score >= gc.surface_symmetry_min_score,
-                          wider=wider if score > 0 else None)
+                          wider=(lambda wc: _lattice_view(image, hlat, wc, gap)[0]) if score > 0 else None)
     # the pits' own centres and outer radius, for the counter's crops and the page's rings
     grid.centres, grid.crop_radius = rim_centres(gx, gy, centres, radius, gc)
     tick("grid")
