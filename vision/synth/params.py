@@ -76,16 +76,21 @@ def sample_geometry(rng: np.random.Generator,
     )
 
 
+def _check_names(what: str, asked: Sequence[str] | None, known: Sequence[str]) -> None:
+    """Raise ``ValueError`` unless ``asked`` is None or names at least one ``what``, all known."""
+    if asked is None:
+        return
+    if not asked:
+        raise ValueError(f"{what}s: give at least one")
+    bad = [k for k in asked if k not in known]
+    if bad:
+        raise ValueError(f"unknown {what} {bad[0]!r}; known: {', '.join(known)}")
+
+
 def check_seed_options(seed_kinds: Sequence[str] | None,
                        seed_size: tuple[float, float] | None) -> None:
     """Raise ``ValueError`` naming a seed kind or size that cannot be rendered."""
-    known = SEED_KINDS + EXTRA_SEED_KINDS
-    if seed_kinds is not None:
-        if not seed_kinds:
-            raise ValueError("seed kinds: give at least one")
-        bad = [k for k in seed_kinds if k not in known]
-        if bad:
-            raise ValueError(f"unknown seed kind {bad[0]!r}; known: {', '.join(known)}")
+    _check_names("seed kind", seed_kinds, SEED_KINDS + EXTRA_SEED_KINDS)
     if seed_size is not None:
         lo, hi = seed_size
         if not 0.1 <= lo <= hi <= 0.6:
@@ -95,14 +100,8 @@ def check_seed_options(seed_kinds: Sequence[str] | None,
 
 def check_look(woods: Sequence[str] | None, tables: Sequence[str] | None) -> None:
     """Raise ``ValueError`` naming a wood or a table kind that cannot be rendered."""
-    for what, asked, known in (("wood", woods, tuple(WOODS)), ("table", tables, TABLES)):
-        if asked is None:
-            continue
-        if not asked:
-            raise ValueError(f"{what}s: give at least one")
-        bad = [k for k in asked if k not in known]
-        if bad:
-            raise ValueError(f"unknown {what} {bad[0]!r}; known: {', '.join(known)}")
+    _check_names("wood", woods, tuple(WOODS))
+    _check_names("table", tables, TABLES)
 
 
 def check_fill(fill: tuple[float, float] | None) -> None:
