@@ -79,6 +79,20 @@ class LocateConfig:
     last_chance_min: float = 0.4
     last_chance_agree: float = 0.12
     verify_enough: float = 1.0  # a finalist fitting this well ends the search
+    # the first outline's full fit under verify_enough, but at least agree_min, whose
+    # playing surface has every corner within agree_within x its longest side of a pit
+    # scan's fit (rims, small rims or dark discs, also at least agree_min) ends the search
+    # too, the higher-scoring of the two taken: two starts that share nothing found the
+    # same board. 0.04 is about a third of a column pitch (a lattice a row or column off
+    # is a whole pitch, 0.11). Over 777 photos (18 render sets, the singles, the hard
+    # samples) the search ends here on 15 photos (two of them also among the hard
+    # samples), 0.4-3.2 s sooner (the finalists and the next outlines, ~300 ms a fit, are
+    # not fitted). Five outlines move: synth_1_0066 82 -> 12 px and synth_1_0070 66 -> 4
+    # px (a finalist or a later outline had scored higher, off the board), synth_487_0032
+    # 12.4 -> 11.5, synth_503_0017 6.8 -> 6.5, synth_531_0010 4.3 -> 4.6 px. The whole
+    # run: 353 -> 323 s (None: off)
+    agree_min: float = 0.5
+    agree_within: float | None = 0.04
     # the strongest outline's first fit this good is taken at once (first fits over 316
     # renders: all 11 between 0.7 and 1.0 on the right pits; one of 10 at 0.5-0.6 not)
     first_fit_enough: float = 0.75

@@ -529,6 +529,7 @@ def _search(image: np.ndarray, cfg: VisionConfig) -> BoardQuad:
 
     lc = cfg.locate
     scan: list[BoardQuad | None] = []  # the pit scan's result, once it has run
+    scans: list[BoardQuad | None] = []  # ... and the small rims' (for _agreeing)
     if lc.pit_scan and lc.pit_scan_early > 0:
         # the pits alone first (~80 ms): a clear lattice from them ends the search. On
         # half of 160 renders the strongest outline's first fit failed and the scan found
@@ -541,6 +542,7 @@ def _search(image: np.ndarray, cfg: VisionConfig) -> BoardQuad:
         tiny = _small_pits(image, cfg)
         if tiny is not None and tiny.score >= lc.pit_scan_early:
             return tiny
+        scans.append(tiny)
         if lc.small_pits_before_refits:
             # the first scan's weak fits refitted only now (150-350 ms each), its
             # lattices and first fits kept from above
@@ -558,6 +560,7 @@ def _search(image: np.ndarray, cfg: VisionConfig) -> BoardQuad:
             scan.append(_pit_scanned(image, cfg, blobs=True))
             if scan[1] is not None and scan[1].score >= lc.blobs_early:
                 return scan[1]
+        scans.extend(scan)
     scored, small, scale = outline_candidates(image, cfg)
     first = None
     ranked0: list[tuple[float, np.ndarray, str]] | None = None
@@ -594,6 +597,9 @@ def _search(image: np.ndarray, cfg: VisionConfig) -> BoardQuad:
         fit = fit_top_face(image, q0 / scale, cfg.rectify.default_aspect, cfg, first=fit)
         if fit.grid.score >= max(lc.verify_enough, _off_bar(fit.corners, image, lc)):
             return BoardQuad(fit.corners, fit.grid.score, fit.aspect, name0, fit)
+        agreed = _agreeing(BoardQuad(fit.corners, fit.grid.score, fit.aspect, name0, fit), scans, image, lc)
+        if agreed is not None:
+            return agreed
         first = (q0, fit)
     ranked = ranked0 if ranked0 is not None else rank_candidates(small, scored, cfg)
     if not ranked:
@@ -615,6 +621,23 @@ def _search(image: np.ndarray, cfg: VisionConfig) -> BoardQuad:
     mag = edge_magnitude(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
     refined = refine_sides(mag, full, band=max(2.0, 1.5 / scale))
     return BoardQuad(refined, best_s, cfg.rectify.default_aspect, method)
+
+
+def _agreeing(found: BoardQuad, scans: list[BoardQuad | None], image: np.ndarray,
+              lc: LocateConfig) -> BoardQuad | None:
+    """The highest-scoring of ``found`` (an outline's fit) and the pit scans' fits among
+    ``scans`` that agree with it, when at least one does: each scoring
+    ``LocateConfig.agree_min`` (and what a surface running off the image needs), every
+    corner of a scan's fit within ``agree_within`` x its longest side of ``found``'s.
+    Else None."""
+    if lc.agree_within is None or found.score < max(lc.agree_min, _off_bar(found.corners, image, lc)):
+        return None
+    agreeing = [other for other in scans
+                if other is not None and other.score >= max(lc.agree_min, _off_bar(other.corners, image, lc))
+                and outline_agreement(found.corners, other.corners) <= lc.agree_within]
+    if not agreeing:
+        return None
+    return max([found, *agreeing], key=lambda q: q.score)
 
 
 def outline_agreement(corners: np.ndarray, outline: np.ndarray) -> float:

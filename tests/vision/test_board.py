@@ -872,6 +872,33 @@ def test_outline_agreement_is_the_worst_corner_over_the_longest_side() -> None:
     assert outline_agreement(moved, quad) == pytest.approx(50 / 400)
 
 
+def test_two_starts_that_agree_end_the_search_with_the_better_fit() -> None:
+    # LocateConfig.agree_within: an outline's fit and a pit scan's fit on the same board
+    # (every corner within 0.04 x the longest side) end the search, the higher-scoring
+    # taken; apart, too weak, or switched off, they do not
+    import dataclasses
+
+    from vision.config import DEFAULT
+    from vision.locate import BoardQuad, _agreeing
+
+    image = np.zeros((600, 1000, 3), np.uint8)
+    quad = np.array([[100, 100], [900, 100], [900, 450], [100, 450]], np.float64)
+    found = BoardQuad(quad, 0.7, 2.3, "edges")
+    near = BoardQuad(quad + (20, -10), 0.8, 2.3, "pit_scan")  # 22 px of 800: 0.028
+    far = BoardQuad(quad + (40, 0), 0.9, 2.3, "pit_scan")  # 40 px: 0.05
+    lc = DEFAULT.locate
+    assert _agreeing(found, [None, near], image, lc) is near  # the better score
+    assert _agreeing(BoardQuad(quad, 0.85, 2.3, "edges"), [near], image, lc).method == "edges"
+    assert _agreeing(found, [far], image, lc) is None
+    assert _agreeing(found, [BoardQuad(near.corners, 0.45, 2.3, "pit_scan")], image, lc) is None
+    assert _agreeing(BoardQuad(quad, 0.45, 2.3, "edges"), [near], image, lc) is None
+    assert _agreeing(found, [], image, lc) is None
+    # a playing surface running off the image needs pit_scan_cut_min (1.0) from both
+    off = BoardQuad(quad + (0, 200), 0.9, 2.3, "edges")
+    assert _agreeing(off, [BoardQuad(off.corners, 0.95, 2.3, "pit_scan")], image, lc) is None
+    assert _agreeing(found, [near], image, dataclasses.replace(lc, agree_within=None)) is None
+
+
 def test_last_chance_takes_a_weaker_lattice_only_where_its_outline_ends() -> None:
     # LocateConfig.last_chance_*: when nothing else fits, a finalist other than the
     # best-ranked is taken below verify_other_min if its fitted playing surface ends at

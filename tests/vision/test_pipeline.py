@@ -524,6 +524,47 @@ def test_a_lattice_on_a_chequered_floor_running_off_the_image_is_no_board() -> N
     assert _off_bar(inside - (20, 0), image, never) == np.inf
 
 
+def test_an_outline_fit_that_a_pit_scan_agrees_with_ends_the_search(monkeypatch) -> None:  # noqa: ANN001
+    # LocateConfig.agree_within. sample_images/hard/synth_499_0020: the first outline's
+    # fit (0.70) and the pit scan's (0.78) are the same board, 10 px from the truth;
+    # the finalists and the next outlines (~300 ms a fit) were fitted all the same. Now
+    # the search ends there, with the same corners
+    from dataclasses import replace
+
+    import vision.locate
+    from vision.config import DEFAULT
+    from vision.locate import locate_board
+
+    image, label = _hard_sample("synth_499_0020")
+    off = replace(DEFAULT, locate=replace(DEFAULT.locate, agree_within=None))
+    before = locate_board(image, off)
+
+    def no_finalists(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        raise AssertionError("the finalists were fitted")
+
+    monkeypatch.setattr(vision.locate, "_verified", no_finalists)
+    found = locate_board(image)
+    assert found.method == before.method and found.score == pytest.approx(before.score)
+    assert np.allclose(found.corners, before.corners)
+    assert corner_error(found.corners, np.asarray(label["corners_px"])) < 30  # (20 px)
+
+
+def test_a_board_read_off_its_pits_by_a_later_outline_is_read_where_two_starts_agree() -> None:
+    # LocateConfig.agree_within. sample_images/singles/synth_1_0066: the first outline's
+    # fit and the pit scan's agree on the board; a later outline's fit scored higher off
+    # the board and was taken (its worst corner 133 px off). Now the two agreeing fits end
+    # the search, the pit scan's (0.96) taken: 22 px
+    import json
+    from pathlib import Path
+
+    from vision.locate import locate_board
+
+    path = Path(__file__).resolve().parents[2] / "sample_images" / "singles" / "synth_1_0066.jpg"
+    label = json.loads(path.with_suffix(".json").read_text())
+    found = locate_board(cv2.imread(str(path)))
+    assert corner_error(found.corners, np.asarray(label["corners_px"])) < 40
+
+
 def test_a_brick_table_without_a_board_is_no_board() -> None:
     # sample_images/hard/bare_257_0014.jpg: a table of bricks and no board, the one bare
     # table of 169 that gave a board (a 0.51 lattice on an outline beyond the frame)
