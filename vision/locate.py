@@ -19,9 +19,10 @@ threshold are in docs/vision.md):
    quad's rectified view (x the outline's strength).
 4. **Fits** (:func:`vision.board.fit_top_face`): the best-ranked of the 3
    strongest outlines is fitted first and taken when clearly good. Otherwise
-   the best-ranked finalist gets a fit, then the first fit is restarted and
-   the finalists are fitted in turn (a weaker pit-scan fit competes with
-   them); before giving up, the pits as dark discs and the next outlines
+   the best-ranked finalist gets a fit, then the first fit is restarted; when
+   that fit and a pit scan's agree on one board (``agree_within``), the better
+   of the two is taken. Else the finalists are fitted in turn (a weaker
+   pit-scan fit competes with them); before giving up, the pits as dark discs and the next outlines
    (which are also fitted when the best fit so far is weak, and must beat
    it); as a last chance, a weaker lattice whose playing surface ends at its
    own outline's corners. A fit is accepted by its
