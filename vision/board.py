@@ -689,6 +689,14 @@ def _peaks(prof: np.ndarray, lo: float, hi: float, floor: float) -> list[tuple[f
             if prof[k] >= floor and prof[k] >= prof[k - 1] and prof[k] > prof[k + 1]]
 
 
+def _search_starts(inner_lo: float, inner_hi: float, p: float, cfg: GridConfig) -> tuple[int, int]:
+    """Where the edge search starts on either side of the pits' rims at ``inner_lo`` and
+    ``inner_hi`` (``surface_gap_frac`` x the pitch ``p`` beyond them): the end of the
+    part before the rims searched, and the start of the part after."""
+    gap_px = cfg.surface_gap_frac * p
+    return int(inner_lo - gap_px), int(np.ceil(inner_hi + gap_px))
+
+
 def _edge_pair(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float,
                cfg: GridConfig, alike: bool = True, past_slope: bool = False) -> tuple[float, float] | None:
     """The top face's two edges across one axis of the lattice view (positions along
@@ -710,8 +718,7 @@ def _edge_pair(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float,
     side on its own.)
     """
     gap_px = cfg.surface_gap_frac * p
-    lo_end = int(inner_lo - gap_px)
-    hi_start = int(np.ceil(inner_hi + gap_px))
+    lo_end, hi_start = _search_starts(inner_lo, inner_hi, p, cfg)
     slope = past_slope and 0 < lo_end < len(prof) and 0 < hi_start < len(prof)
     rim_lo, rim_hi = int(round(inner_lo)), int(round(inner_hi))
     before = _innermost_peak(prof[:lo_end][::-1], cfg.edge_strength,
@@ -774,8 +781,7 @@ def _sides_unseen(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float, 
     at or between the rims (the view ends before the board's edges: wide margins, alike on
     both sides as a Bao board's are; one side alone so flat is a side face in shade, a
     hand or the image's border)."""
-    gap_px = cfg.surface_gap_frac * p
-    lo_end, hi_start = int(inner_lo - gap_px), int(np.ceil(inner_hi + gap_px))
+    lo_end, hi_start = _search_starts(inner_lo, inner_hi, p, cfg)
     inside = prof[max(int(inner_lo) - 3, 0) : int(inner_hi) + 4]
     if cfg.edge_unseen_ratio is None or not len(inside) or lo_end <= 0 or hi_start >= len(prof):
         return False
