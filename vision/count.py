@@ -187,11 +187,22 @@ def _diff(small: np.ndarray, template: np.ndarray) -> np.ndarray:
     return np.sqrt(((s - t) ** 2).sum(axis=1))
 
 
+#: a crop's longer side over its shorter, at most: its centred square is read, so a
+#: photo's usual 4:3 or 16:9 frame with the pit in the middle is fine, while a long
+#: strip is no crop of one pit
+MAX_CROP_ASPECT = 4.0
+
+
 def _check_crop(crop: object) -> np.ndarray:
     from vision.io import check_image
 
-    if isinstance(crop, np.ndarray) and crop.ndim >= 2 and min(crop.shape[:2]) < 8:
-        raise ValueError(f"pit crop too small: {crop.shape[1]}x{crop.shape[0]} (need 8x8 or more)")
+    if isinstance(crop, np.ndarray) and crop.ndim >= 2:
+        h, w = crop.shape[:2]
+        if min(h, w) < 8:
+            raise ValueError(f"pit crop too small: {w}x{h} (need 8x8 or more)")
+        if max(h, w) > MAX_CROP_ASPECT * min(h, w):
+            raise ValueError(f"pit crop {w}x{h} is no crop of one pit: its sides differ more than "
+                             f"{MAX_CROP_ASPECT:g} times (crop it to the pit, about square)")
     if isinstance(crop, np.ndarray) and crop.dtype == np.uint8 and crop.ndim == 3 \
             and crop.shape[2] == 3:
         return crop

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 from drawn_pit import drawn_pit
 
@@ -79,6 +80,29 @@ def test_non_image_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert main(["count-pit", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("bao: error:") and "notes.png" in err
+
+
+@pytest.mark.parametrize(("size", "words"), [((5, 40), "too small: 40x5"), ((10, 300), "300x10 is no crop of one pit")])
+def test_a_crop_too_small_or_far_from_square_exits_2_naming_the_file(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], size: tuple[int, int], words: str) -> None:
+    path = tmp_path / "strip.png"
+    cv2.imwrite(str(path), np.full((*size, 3), 120, np.uint8))
+    assert main(["count-pit", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"bao: error: {path}: pit crop") and words in err
+
+
+def test_a_webcam_frame_with_the_pit_in_the_middle_is_read_from_its_centred_square(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pit = drawn_pit(4)
+    n = pit.shape[0]
+    frame = np.full((n, n * 16 // 9, 3), 90, np.uint8)  # a 16:9 frame, the pit centred
+    x0 = (frame.shape[1] - n) // 2
+    frame[:, x0:x0 + n] = pit
+    path = tmp_path / "frame.png"
+    cv2.imwrite(str(path), frame)
+    assert main(["count-pit", str(path)]) == 0
+    assert capsys.readouterr().out.strip() == str(count_pit(pit, views=8, broad=True).count)
 
 
 def test_missing_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

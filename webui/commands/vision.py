@@ -171,8 +171,13 @@ def _calibrate(args: argparse.Namespace) -> int:
 
 def _count_pit(args: argparse.Namespace) -> int:
     from vision.count import count_pit
+    from webui.cli import CommandError
 
-    result = count_pit(_read(args.image, board=False), views=args.views, broad=args.networks == "both")
+    image = _read(args.image, board=False)
+    try:
+        result = count_pit(image, views=args.views, broad=args.networks == "both")
+    except ValueError as exc:  # (a crop too small, or far from square)
+        raise CommandError(f"{args.image}: {exc}") from None
     if args.json:
         print(json.dumps(result.to_json()))
     else:
