@@ -21,11 +21,11 @@ threshold are in docs/vision.md):
    strongest outlines is fitted first and taken when clearly good. Otherwise
    the best-ranked finalist gets a fit, then the first fit is restarted; when
    that fit and a pit scan's agree on one board (``agree_within``), the better
-   of the two is taken. Else the finalists are fitted in turn (a weaker
-   pit-scan fit competes with them); before giving up, the pits as dark discs and the next outlines
-   (which are also fitted when the best fit so far is weak, and must beat
-   it); as a last chance, a weaker lattice whose playing surface ends at its
-   own outline's corners. A fit is accepted by its
+   of them is taken. Else the finalists are fitted in turn (a weaker pit-scan
+   fit competes with them); before giving up, the pits as dark discs and the
+   next outlines (which are also fitted when the best fit so far is weak, and
+   must beat it); as a last chance, a weaker lattice whose playing surface
+   ends at its own outline's corners. A fit is accepted by its
    :attr:`vision.grid.PitGrid.score` (rim evidence on the pit lattice).
 5. **Small boards** (:func:`_small_board`): when nothing fits, the pit scan again
    on larger copies of the image (rims, then dark discs), for a board small in
