@@ -53,6 +53,14 @@ RECTIFIED_PAD = 0.04
 
 BLURRED = "the camera's view looks blurred (out of focus?): its pits are read less surely"
 """The frame's problem while the vision reports ``image_blurred``; the frame is still refereed."""
+HANDS = "hands over the board: waiting for it to clear"
+"""The frame's problem while the vision reports ``hand_over_board``; the frame is not refereed."""
+HANDS_OR_BLUR = ("hands over the board, or the camera's view blurred (out of focus?): "
+                 "waiting for a clear view")
+"""... and with ``image_blurred`` too: a blurred view softens empty pits' rims as a hand
+over them does (four render sets blurred by a Gaussian of 5 px: 13 of the 58 views with
+no hand that were found blurred were read as a hand), so the players may need to refocus
+rather than wait."""
 
 DEFAULT_ASPECT = 2.345
 """Playing-surface width / height when no profile says otherwise (vision's default)."""
@@ -291,7 +299,7 @@ class LiveReferee:
                 self.reading = reading
                 self.rectified = rectified
                 if observation is None:
-                    self.problem = "hands over the board: waiting for it to clear"
+                    self.problem = HANDS_OR_BLUR if "image_blurred" in status else HANDS
                     return None
                 # read, but less surely (vision.focus): the players may want to refocus
                 self.problem = (BLURRED if "image_blurred" in status else None)

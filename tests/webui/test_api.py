@@ -85,6 +85,18 @@ def test_a_blurred_view_is_refereed_and_the_blur_named(client, recognizer) -> No
     assert state["ply"] == 2 and state["problem"] is None
 
 
+def test_a_hand_in_a_blurred_view_may_be_the_blur_and_the_page_says_so(client, recognizer) -> None:
+    # a blurred view softens the rims of empty pits as a hand over them does: the reading
+    # waits as for a hand, and the page names both, so that the players may refocus
+    recognizer.extra_status = ["image_blurred"]
+    state = post_still(client, recognizer, after("A6<*"), hand=True).get_json()
+    assert state["ply"] == 0
+    assert "hands" in state["problem"] and "blurred" in state["problem"]
+    recognizer.extra_status = []
+    state = post_still(client, recognizer, after("A6<*"), hand=True).get_json()
+    assert "hands" in state["problem"] and "blurred" not in state["problem"]
+
+
 def test_unexplained_board_waits_for_players_then_candidate_confirmed(client, recognizer) -> None:
     wrong = after("A6<*").to_json()
     wrong["south"]["back"][0] = 3  # seeds where no legal move puts them
