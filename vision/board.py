@@ -801,8 +801,9 @@ def surface_edges(view: np.ndarray, grid: PitGrid, gap: float, cfg: GridConfig =
     strips along that side, so a hand or a seed on a few strips does not decide.
     With ``alike``, opposite margins are held alike (:func:`_edge_pair`).
     ``wider``: makes the same view for a config (``lattice_border`` set to
-    ``GridConfig.edge_view_border`` pitches round the outer pits). An axis whose two sides show no step (:func:`_sides_unseen`: the
-    board's margins run past the view) is searched again on it.
+    ``GridConfig.edge_view_border`` pitches round the outer pits). An axis whose two
+    sides show no step (:func:`_sides_unseen`: the board's margins run past the view)
+    is searched again on it.
     """
     p = cfg.lattice_pitch_px
     rx, ry = grid.radius

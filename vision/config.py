@@ -83,8 +83,8 @@ class LocateConfig:
     # playing surface has every corner within agree_within x its longest side of a pit
     # scan's fit (rims, small rims or dark discs, also at least agree_min) ends the search
     # too, the highest-scoring of the agreeing fits taken: two starts that share nothing
-    # found the same board. 0.04 is about a third of a column pitch (a lattice a row or column off
-    # is a whole pitch, 0.11). Over 777 photos (18 render sets, the singles, the hard
+    # found the same board. 0.04 is about a third of a column pitch (a lattice a row or
+    # column off is a whole pitch, 0.11). Over 777 photos (18 render sets, the singles, the hard
     # samples) the search ends here on 15 photos (two of them also among the hard
     # samples), 0.4-3.2 s sooner (the finalists and the next outlines, ~300 ms a fit, are
     # not fitted). Five outlines move: synth_1_0066 82 -> 12 px and synth_1_0070 66 -> 4

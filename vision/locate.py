@@ -530,7 +530,7 @@ def _search(image: np.ndarray, cfg: VisionConfig) -> BoardQuad:
 
     lc = cfg.locate
     scan: list[BoardQuad | None] = []  # the pit scan's result, once it has run
-    scans: list[BoardQuad | None] = []  # ... and the small rims' (for _agreeing)
+    tiny: BoardQuad | None = None  # the small rims' (for _agreeing, with the scan's)
     if lc.pit_scan and lc.pit_scan_early > 0:
         # the pits alone first (~80 ms): a clear lattice from them ends the search. On
         # half of 160 renders the strongest outline's first fit failed and the scan found
@@ -543,7 +543,6 @@ def _search(image: np.ndarray, cfg: VisionConfig) -> BoardQuad:
         tiny = _small_pits(image, cfg)
         if tiny is not None and tiny.score >= lc.pit_scan_early:
             return tiny
-        scans.append(tiny)
         if lc.small_pits_before_refits:
             # the first scan's weak fits refitted only now (150-350 ms each), its
             # lattices and first fits kept from above
@@ -561,7 +560,6 @@ def _search(image: np.ndarray, cfg: VisionConfig) -> BoardQuad:
             scan.append(_pit_scanned(image, cfg, blobs=True))
             if scan[1] is not None and scan[1].score >= lc.blobs_early:
                 return scan[1]
-        scans.extend(scan)
     scored, small, scale = outline_candidates(image, cfg)
     first = None
     ranked0: list[tuple[float, np.ndarray, str]] | None = None
@@ -598,7 +596,8 @@ def _search(image: np.ndarray, cfg: VisionConfig) -> BoardQuad:
         fit = fit_top_face(image, q0 / scale, cfg.rectify.default_aspect, cfg, first=fit)
         if fit.grid.score >= max(lc.verify_enough, _off_bar(fit.corners, image, lc)):
             return BoardQuad(fit.corners, fit.grid.score, fit.aspect, name0, fit)
-        agreed = _agreeing(BoardQuad(fit.corners, fit.grid.score, fit.aspect, name0, fit), scans, image, lc)
+        agreed = _agreeing(BoardQuad(fit.corners, fit.grid.score, fit.aspect, name0, fit), [tiny, *scan],
+                           image, lc)
         if agreed is not None:
             return agreed
         first = (q0, fit)
