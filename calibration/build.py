@@ -49,7 +49,9 @@ def calibrate_from_start(
     else:
         quad = locate_board(image, cfg)
         start_corners, aspect = orient_corners(quad.corners, south), quad.aspect
-    board_corners, hmat, grid, aspect = fit_board(image, start_corners, aspect, cfg)
+    # the locate stage's own fit is the one `bao recognize` reads with: fitting again from
+    # its corners alone can settle elsewhere (or fail) where the search had weighed more
+    board_corners, hmat, grid, aspect = fit_board(image, start_corners, aspect, cfg, prior=quad.fit)
     if grid.score < cfg.grid.min_lattice_score:
         raise CalibrationError(
             f"the 4x8 pit grid does not fit the board (score {grid.score:.2f} < "
