@@ -922,8 +922,57 @@ def fit_board(
             fit = fit_from_lattice(image, hlat, gap, cfg, lap)
             if fit.grid.score >= cfg.grid.restart_below:
                 return fit.corners, fit.hmat, fit.grid, fit.aspect
-    fit = fit_top_face(image, corners, aspect, cfg, lap)
+    fit = _within_corners(image, corners, aspect, cfg, lap, fit_top_face(image, corners, aspect, cfg, lap))
     return fit.corners, fit.hmat, fit.grid, fit.aspect
+
+
+def given_offset(fit: TopFace, corners: np.ndarray, margins: Sequence[float]) -> float:
+    """How far the fit's pits lie from where a board whose playing surface has these
+    corners has them: the median over the 32 pits of the distance, in pitches, from the
+    lattice of a board with no middle gap and each of ``margins`` (pitches from the
+    surface's edges to the outer pit centres), the least over the margins. About 0.2 for
+    a fit in place (at most 0.35 over 622 renders); a lattice a row off, or running off
+    the board, lies 0.6 or more away."""
+    pts = to_image(fit.grid.centres.reshape(-1, 2), fit.hmat).reshape(-1, 1, 2).astype(np.float64)
+    cells = np.stack(np.meshgrid(np.arange(8.0), np.arange(4.0)), -1).reshape(-1, 2)
+    best = np.inf
+    for m in margins:
+        lat = cv2.perspectiveTransform(pts, np.linalg.inv(nominal_lattice(corners, m))).reshape(-1, 2)
+        best = min(best, float(np.median(np.hypot(*(lat - cells).T))))
+    return best
+
+
+def _within_corners(image: np.ndarray, corners: np.ndarray, aspect: float, cfg: VisionConfig,
+                    lap: Callable[[str], None] | None, fit: TopFace) -> TopFace:
+    """``fit`` of corners that were given (not found by the locate stage), or a better fit
+    within them. Other fits are made when ``fit``'s pits lie outside where the corners put
+    them (``GridConfig.given_offset_max``) or when it scores under ``restart_below``: from
+    the comb that sees nothing outside the corners, and from the lattice of a board with
+    each of ``given_margins``. The comb and the lattice refit's checks weigh edges beyond
+    the corners (a side face's foot, the table's pattern) that a person giving the
+    corners has already ruled out, and a board's margins differ from the typical one.
+
+    The best-scoring of those that lie within the corners is taken when it scores above
+    ``fit``; in place of a ``fit`` outside them, only when it finds a board
+    (``min_lattice_score``) and scores at least ``given_min_share`` of ``fit``'s score: a
+    profile's corners go stale when the camera or the board moves, and the board is then
+    found outside them."""
+    gc = cfg.grid
+    if gc.given_offset_max is None:
+        return fit
+    far = given_offset(fit, corners, gc.given_margins) > gc.given_offset_max
+    if not far and fit.grid.score >= gc.restart_below:
+        return fit
+    outside = gc.masked_restart_frac if gc.masked_restart_frac is not None else 0.0
+    starts = [_fit_once(image, corners, aspect, cfg, lap, outside=outside)]
+    starts += [fit_from_lattice(image, nominal_lattice(corners, m), 0.0, cfg, lap) for m in gc.given_margins]
+    inside = [f for f in starts if given_offset(f, corners, gc.given_margins) <= gc.given_offset_max]
+    best = max(inside, key=lambda f: f.grid.score, default=None)
+    if best is None:
+        return fit
+    if far:
+        return best if best.grid.score >= max(gc.min_lattice_score, gc.given_min_share * fit.grid.score) else fit
+    return best if best.grid.score > fit.grid.score else fit
 
 
 def fit_top_face(image: np.ndarray, corners: np.ndarray, aspect: float, cfg: VisionConfig = DEFAULT,

@@ -297,6 +297,22 @@ class GridConfig:
     # with a calibration's pit centres, the fit starts from their lattice, and from the
     # corners only when that fit scores under restart_below (vision.board.fit_board)
     start_from_calibrated_pits: bool = True
+    # with corners given (a calibration's clicks, a profile's corners: vision.board.
+    # _within_corners), a top-face fit whose pits lie further than this from where a board
+    # with those corners has them (the median over the pits, in pitches; the least over
+    # ``given_margins``), or one scoring under restart_below, is weighed against fits that
+    # lie within: the comb that sees nothing outside the corners, and the lattices of a
+    # board with each of those margins. With the labelled corners of 622 renders (17 sets)
+    # the true pits lie at most 0.35 pitch away (median 0.20); 4 fits lay 0.62-2.48 away (a
+    # row off, or mostly outside the board) and the next worst fit in place 0.36. Manual
+    # calibrations of 528 renders (14 sets): failed 6 -> 3, pits over 8 px off 18 -> 13;
+    # None: off
+    given_offset_max: float | None = 0.5
+    given_margins: tuple[float, ...] = (0.4, 0.6, 0.8, 1.0)  # pitches from the surface's edges to the outer pit centres
+    # a fit within replaces one outside only when it finds a board and scores at least this
+    # share of it (a board moved since its profile's corners were taken is found outside
+    # them, scoring far higher)
+    given_min_share: float = 0.5
     lattice_pitch_px: float = 40.0  # column pitch in the lattice view (top face, pits on a grid)
     lattice_border: float = 1.6  # pitches of surroundings kept around the outer pit centres
     # an axis of the lattice view whose two sides show no step beyond the pits' rims (each

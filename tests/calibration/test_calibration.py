@@ -160,3 +160,47 @@ def test_automatic_calibration_keeps_the_pits_that_recognize_finds() -> None:
     assert np.abs(got - [rec.pit_centers_px[n] for n in HOLES]).max() < 0.2
     assert np.median(_pit_offsets(prof.pit_centers_px, label)) < 6.0
 
+
+def test_manual_corners_keep_the_lattice_inside_them() -> None:
+    # GridConfig.given_offset_max (sample_images/hard/synth_587_0020: a golden board on a
+    # chequered cloth, seen from 65 degrees): from the board's own corners the comb settled a
+    # row off, on the cloth behind the far long side, and scored 1.92, well clear of any
+    # doubt: every pit 33 px off. Its pits lay 0.62 pitch from where these corners put them;
+    # the comb that sees nothing outside the corners finds the board's own (2.4)
+    import dataclasses
+
+    from vision.config import DEFAULT
+
+    image, label = _hard_sample("synth_587_0020")
+    prof = calibrate_from_start(image, south=label["south_side"], corners=label["corners_px"],
+                                fit_look=_no_look)
+    off = _pit_offsets(prof.pit_centers_px, label)
+    assert np.median(off) < 4.0 and off.max() < 10.0
+    # without the rule the same corners give the lattice a row off
+    without = dataclasses.replace(DEFAULT, grid=dataclasses.replace(DEFAULT.grid, given_offset_max=None))
+    prof = calibrate_from_start(image, south=label["south_side"], corners=label["corners_px"],
+                                fit_look=_no_look, cfg=without)
+    assert np.median(_pit_offsets(prof.pit_centers_px, label)) > 20.0
+
+
+def test_manual_corners_of_a_board_with_wide_ends_find_its_faint_pits() -> None:
+    # GridConfig.given_offset_max, a weak fit (sample_images/hard/synth_601_0026: a
+    # golden board with ends about a pitch past its outer pits, on bricks): from the board's
+    # own corners the comb's fit scored 0.25, under min_lattice_score, and the calibration
+    # was refused ("check the corners"). A fit scoring under restart_below is also weighed
+    # against the lattices of boards with other margins: the one with a pitch (1.43) is
+    # taken
+    import dataclasses
+
+    from calibration import CalibrationError
+    from vision.config import DEFAULT
+
+    image, label = _hard_sample("synth_601_0026")
+    prof = calibrate_from_start(image, south=label["south_side"], corners=label["corners_px"],
+                                fit_look=_no_look)
+    off = _pit_offsets(prof.pit_centers_px, label)
+    assert prof.grid_score > 1.0 and np.median(off) < 5.0 and off.max() < 12.0
+    without = dataclasses.replace(DEFAULT, grid=dataclasses.replace(DEFAULT.grid, given_offset_max=None))
+    with pytest.raises(CalibrationError, match="check the corners"):
+        calibrate_from_start(image, south=label["south_side"], corners=label["corners_px"],
+                             fit_look=_no_look, cfg=without)
