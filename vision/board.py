@@ -903,7 +903,8 @@ def fit_board(
     calibration found with these corners. The fit starts from their lattice (one
     lattice refit, ~40 ms, where the camera has not moved) and from the corners (a
     comb search, restarted at other aspects when weak: 100-500 ms) only when that
-    fit scores under ``GridConfig.restart_below``.
+    fit scores under ``GridConfig.restart_below``. A fit searched from the corners
+    (given, not the locate stage's) is kept within them (:func:`_within_corners`).
     """
     corners = np.asarray(corners, np.float64)
     if prior is not None:
