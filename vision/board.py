@@ -39,7 +39,7 @@ import numpy as np
 
 from vision.config import DEFAULT, GridConfig, VisionConfig
 from vision.grid import PitGrid, fit_grid, radial_coherence
-from vision.locate import edge_magnitude, refine_sides
+from vision.locate import brightened, edge_magnitude, is_dark, refine_sides
 from vision.rectify import canonical_size, rectify, to_image
 
 
@@ -904,7 +904,9 @@ def fit_board(
     lattice refit, ~40 ms, where the camera has not moved) and from the corners (a
     comb search, restarted at other aspects when weak: 100-500 ms) only when that
     fit scores under ``GridConfig.restart_below``. A fit searched from the corners
-    (given, not the locate stage's) is kept within them (:func:`_within_corners`).
+    (given, not the locate stage's) is kept within them (:func:`_within_corners`), and
+    is searched again on a brightened copy of a dark photo when it finds no board
+    (``LocateConfig.dark_retry_gamma``, as the locate stage does).
     """
     corners = np.asarray(corners, np.float64)
     if prior is not None:
@@ -924,6 +926,14 @@ def fit_board(
             if fit.grid.score >= cfg.grid.restart_below:
                 return fit.corners, fit.hmat, fit.grid, fit.aspect
     fit = _within_corners(image, corners, aspect, cfg, lap, fit_top_face(image, corners, aspect, cfg, lap))
+    lc = cfg.locate
+    if fit.grid.score < cfg.grid.min_lattice_score and 0.0 < lc.dark_retry_gamma < 1.0 and is_dark(image, lc):
+        # as the locate stage does: a near-black board in dim light shows its rims on a
+        # brightened copy (the fit's geometry is the photo's own)
+        lifted = brightened(image, lc.dark_retry_gamma)
+        again = _within_corners(lifted, corners, aspect, cfg, lap, fit_top_face(lifted, corners, aspect, cfg, lap))
+        if again.grid.score > fit.grid.score:
+            fit = again
     return fit.corners, fit.hmat, fit.grid, fit.aspect
 
 

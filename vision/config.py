@@ -177,7 +177,9 @@ class LocateConfig:
     # gamma. A near-black board in dim light (synth_467_0002: the board's median grey 8)
     # has its pits' gradients under the lattice score's floor (GridConfig.min_mean_gradient);
     # brightened, the pit scan finds it 3-6 px from the truth. Costs a second search only
-    # where the first found nothing (0 or 1: off)
+    # where the first found nothing. Corners that were given (vision.board.fit_board) are
+    # fitted again on the brightened copy too when their fit finds no board (that photo
+    # from its true corners: 0.26 -> 0.70, calibrated with its pits in place) (0 or 1: off)
     dark_retry_gamma: float = 0.5
     dark_retry_level: int = 16
     dark_retry_share: float = 0.04

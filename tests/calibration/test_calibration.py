@@ -204,3 +204,24 @@ def test_manual_corners_of_a_board_with_wide_ends_find_its_faint_pits() -> None:
     with pytest.raises(CalibrationError, match="check the corners"):
         calibrate_from_start(image, south=label["south_side"], corners=label["corners_px"],
                              fit_look=_no_look, cfg=without)
+
+
+def test_manual_corners_of_a_near_black_board_in_dim_light_are_fitted_on_a_brightened_copy() -> None:
+    # LocateConfig.dark_retry_gamma, now for given corners too (sample_images/hard/
+    # synth_467_0002: a near-black board in dim light, which the locate stage finds on a
+    # brightened copy): from its own corners the lattice scored 0.26 and the calibration
+    # was refused; on the brightened copy it scores 0.70, with the pits in place
+    import dataclasses
+
+    from calibration import CalibrationError
+    from vision.config import DEFAULT
+
+    image, label = _hard_sample("synth_467_0002")
+    prof = calibrate_from_start(image, south=label["south_side"], corners=label["corners_px"],
+                                fit_look=_no_look)
+    off = _pit_offsets(prof.pit_centers_px, label)
+    assert np.median(off) < 4.0 and off.max() < 12.0
+    dim = dataclasses.replace(DEFAULT, locate=dataclasses.replace(DEFAULT.locate, dark_retry_gamma=1.0))
+    with pytest.raises(CalibrationError, match="check the corners"):
+        calibrate_from_start(image, south=label["south_side"], corners=label["corners_px"],
+                             fit_look=_no_look, cfg=dim)
