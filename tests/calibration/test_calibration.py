@@ -161,26 +161,37 @@ def test_automatic_calibration_keeps_the_pits_that_recognize_finds() -> None:
     assert np.median(_pit_offsets(prof.pit_centers_px, label)) < 6.0
 
 
+def _from_true_corners(name: str, cfg=None):  # noqa: ANN001, ANN202
+    """A hard sample calibrated by hand from its labelled corners: (the profile, each pit's
+    distance from the label's, px)."""
+    from vision.config import DEFAULT
+
+    image, label = _hard_sample(name)
+    prof = calibrate_from_start(image, south=label["south_side"], corners=label["corners_px"],
+                                fit_look=_no_look, cfg=cfg or DEFAULT)
+    return prof, _pit_offsets(prof.pit_centers_px, label)
+
+
+def _changed(section: str, **changes):  # noqa: ANN202
+    """The default vision settings with these fields of one section (grid, locate) changed."""
+    import dataclasses
+
+    from vision.config import DEFAULT
+
+    return dataclasses.replace(DEFAULT, **{section: dataclasses.replace(getattr(DEFAULT, section), **changes)})
+
+
 def test_manual_corners_keep_the_lattice_inside_them() -> None:
     # GridConfig.given_offset_max (sample_images/hard/synth_587_0020: a golden board on a
     # chequered cloth, seen from 65 degrees): from the board's own corners the comb settled a
     # row off, on the cloth behind the far long side, and scored 1.92, well clear of any
     # doubt: every pit 33 px off. Its pits lay 0.62 pitch from where these corners put them;
     # the comb that sees nothing outside the corners finds the board's own (2.4)
-    import dataclasses
-
-    from vision.config import DEFAULT
-
-    image, label = _hard_sample("synth_587_0020")
-    prof = calibrate_from_start(image, south=label["south_side"], corners=label["corners_px"],
-                                fit_look=_no_look)
-    off = _pit_offsets(prof.pit_centers_px, label)
+    _prof, off = _from_true_corners("synth_587_0020")
     assert np.median(off) < 4.0 and off.max() < 10.0
     # without the rule the same corners give the lattice a row off
-    without = dataclasses.replace(DEFAULT, grid=dataclasses.replace(DEFAULT.grid, given_offset_max=None))
-    prof = calibrate_from_start(image, south=label["south_side"], corners=label["corners_px"],
-                                fit_look=_no_look, cfg=without)
-    assert np.median(_pit_offsets(prof.pit_centers_px, label)) > 20.0
+    _prof, off = _from_true_corners("synth_587_0020", _changed("grid", given_offset_max=None))
+    assert np.median(off) > 20.0
 
 
 def test_manual_corners_of_a_board_with_wide_ends_find_its_faint_pits() -> None:
@@ -190,20 +201,12 @@ def test_manual_corners_of_a_board_with_wide_ends_find_its_faint_pits() -> None:
     # was refused ("check the corners"). A fit scoring under restart_below is also weighed
     # against the lattices of boards with other margins: the one with a pitch (1.43) is
     # taken
-    import dataclasses
-
     from calibration import CalibrationError
-    from vision.config import DEFAULT
 
-    image, label = _hard_sample("synth_601_0026")
-    prof = calibrate_from_start(image, south=label["south_side"], corners=label["corners_px"],
-                                fit_look=_no_look)
-    off = _pit_offsets(prof.pit_centers_px, label)
+    prof, off = _from_true_corners("synth_601_0026")
     assert prof.grid_score > 1.0 and np.median(off) < 5.0 and off.max() < 12.0
-    without = dataclasses.replace(DEFAULT, grid=dataclasses.replace(DEFAULT.grid, given_offset_max=None))
     with pytest.raises(CalibrationError, match="check the corners"):
-        calibrate_from_start(image, south=label["south_side"], corners=label["corners_px"],
-                             fit_look=_no_look, cfg=without)
+        _from_true_corners("synth_601_0026", _changed("grid", given_offset_max=None))
 
 
 def test_manual_corners_of_a_near_black_board_in_dim_light_are_fitted_on_a_brightened_copy() -> None:
@@ -211,17 +214,9 @@ def test_manual_corners_of_a_near_black_board_in_dim_light_are_fitted_on_a_brigh
     # synth_467_0002: a near-black board in dim light, which the locate stage finds on a
     # brightened copy): from its own corners the lattice scored 0.26 and the calibration
     # was refused; on the brightened copy it scores 0.70, with the pits in place
-    import dataclasses
-
     from calibration import CalibrationError
-    from vision.config import DEFAULT
 
-    image, label = _hard_sample("synth_467_0002")
-    prof = calibrate_from_start(image, south=label["south_side"], corners=label["corners_px"],
-                                fit_look=_no_look)
-    off = _pit_offsets(prof.pit_centers_px, label)
+    _prof, off = _from_true_corners("synth_467_0002")
     assert np.median(off) < 4.0 and off.max() < 12.0
-    dim = dataclasses.replace(DEFAULT, locate=dataclasses.replace(DEFAULT.locate, dark_retry_gamma=1.0))
     with pytest.raises(CalibrationError, match="check the corners"):
-        calibrate_from_start(image, south=label["south_side"], corners=label["corners_px"],
-                             fit_look=_no_look, cfg=dim)
+        _from_true_corners("synth_467_0002", _changed("locate", dark_retry_gamma=1.0))
