@@ -4,7 +4,7 @@ image of the START position, stored as JSON in a folder.
 ``calibrate_from_start(image, south)`` needs no clicks beyond South's side: it
 locates the board, fits the pit grid and lets the known start counts
 (6, 2, 2 per side, 0 elsewhere) teach the seed look. ``corners=`` is the
-manual fallback (four clicked corners, canonical TL, TR, BR, BL).
+manual fallback (the four corners of the playing surface, clicked in any order).
 """
 
 from calibration.build import CalibrationError, calibrate_from_start

@@ -14,7 +14,7 @@ from vision.io import check_image
 from vision.locate import given_corners, locate_board
 from vision.pipeline import fit_board, pit_crops
 from vision.profile import BoardProfile
-from vision.rectify import orient_corners, to_image
+from vision.rectify import long_axis_first, order_clockwise, orient_corners, to_image
 
 
 class CalibrationError(VisionError):
@@ -34,8 +34,9 @@ def calibrate_from_start(
 
     Args:
         south: image side nearest South's long edge (bottom|top|left|right).
-        corners: manual playing-surface corners (canonical TL, TR, BR, BL, image
-            px); by default the board is located automatically.
+        corners: manual playing-surface corners (image px) in any order round the
+            board: the long sides are found from the image and South's from ``south``;
+            by default the board is located automatically.
         fit_look: replaces :func:`vision.count.fit_seed_look` (tests).
 
     Raises:
@@ -44,7 +45,12 @@ def calibrate_from_start(
     """
     image = check_image(image_bgr)
     if corners is not None:
-        quad = given_corners(np.asarray(corners, np.float64), cfg)
+        pts = np.asarray(corners, np.float64)
+        if pts.shape == (4, 2) and np.all(np.isfinite(pts)):
+            # any order round the board: its long sides are taken from the image and South's
+            # from ``south``, as for a located board (else given_corners names the problem)
+            pts = orient_corners(long_axis_first(order_clockwise(pts)), south)
+        quad = given_corners(pts, cfg)
         start_corners, aspect = quad.corners, quad.aspect
     else:
         quad = locate_board(image, cfg)

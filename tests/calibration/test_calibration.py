@@ -66,8 +66,23 @@ def test_no_board_and_bad_corners_are_clear_errors() -> None:
     blank = np.full((360, 640, 3), 128, np.uint8)
     with pytest.raises(BoardNotFound):
         calibrate_from_start(blank, south="bottom")
-    with pytest.raises(BoardNotFound, match="convex"):
-        calibrate_from_start(blank, south="bottom", corners=[[0, 0], [10, 10], [10, 0], [0, 10]])
+    with pytest.raises(BoardNotFound, match="convex"):  # a dart: no order makes it convex
+        calibrate_from_start(blank, south="bottom", corners=[[0, 0], [40, 10], [15, 15], [10, 40]])
+    with pytest.raises(BoardNotFound, match="four"):
+        calibrate_from_start(blank, south="bottom", corners=[[0, 0], [40, 10], [15, 15]])
+
+
+def test_manual_corners_may_be_given_in_any_order(start_scene) -> None:
+    # the corners clicked from any corner, either way round, or crossed: the long sides come
+    # from the image and South's from the side named, as for a located board. Before, the
+    # order named the corners: started from a short side, the lattice found no board; the
+    # other way round or from the far side, the pits got North's names
+    want = calibrate_from_start(start_scene.image, south="top", corners=start_scene.corners.tolist())
+    c = start_scene.corners.tolist()
+    for order in (c[1:] + c[:1], c[::-1], c[2:] + c[:2], [c[0], c[2], c[1], c[3]]):
+        got = calibrate_from_start(start_scene.image, south="top", corners=order)
+        assert got.south_side == "top"
+        assert max(np.linalg.norm(np.subtract(got.pit_centers_px[n], want.pit_centers_px[n])) for n in HOLES) < 0.5
 
 
 @pytest.mark.parametrize(

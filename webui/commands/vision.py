@@ -47,7 +47,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     c.add_argument(
         "--corners",
         metavar="X,Y;X,Y;X,Y;X,Y",
-        help="playing-surface corners (canonical TL;TR;BR;BL) when automatic location fails",
+        help="the playing surface's four corners, in any order round the board (South's side "
+        "from --south), when automatic location fails",
     )
     c.add_argument("--out", metavar="PROFILE", help="output JSON path (default: IMAGE.profile.json)")
     c.set_defaults(func=_calibrate)
