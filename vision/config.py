@@ -212,6 +212,12 @@ class RectifyConfig:
     score_width_px: int = 160  # small canonical view used to score candidates
     lattice_width_px: int = 200  # view width for re-ranking located candidates
     pad_frac: float = 0.12  # surroundings kept around the board in the view / width
+    # the side named as South's must face the board's South long side: the cosine of the
+    # angle between the named side's direction and the board's way from North's long edge
+    # to South's (vision.rectify.south_clearness) at least this (67.5 degrees). Under it the
+    # board's long sides run towards the named side, and which is South's is a guess
+    # (`south_unclear`; a calibration is refused)
+    south_clear_min: float = 0.38
 
 
 @dataclass(frozen=True)

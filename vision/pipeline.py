@@ -34,6 +34,7 @@ from vision.rectify import (
     long_axis_first,
     order_clockwise,
     orient_corners,
+    south_clearness,
     to_image,
 )
 
@@ -252,6 +253,8 @@ def recognize(
                  crossed=crossed)
     if cfg.count.blur_flag > 0 and blur >= cfg.count.blur_flag:
         dec.status.append("image_blurred")
+    if south_clearness(corners, south) < cfg.rectify.south_clear_min:
+        dec.status.append("south_unclear")  # the board's long sides run towards the named side
     centres_img = to_image(grid.centres.reshape(-1, 2), hmat).reshape(grid.centres.shape)
     lap("decode")
     return Recognition(

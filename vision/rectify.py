@@ -61,6 +61,21 @@ def orient_corners(quad: np.ndarray, south: str) -> np.ndarray:
     return np.array([tl, tr, br, bl], np.float64)
 
 
+def south_clearness(corners: np.ndarray, south: str) -> float:
+    """How squarely South's long edge faces the image side ``south``, for canonical TL, TR,
+    BR, BL corners: the cosine of the angle between that side's direction and the way from
+    the middle of North's long edge to the middle of South's. 1: straight that way; about
+    0: the board's long sides run towards the named side, and which is South's cannot be
+    told from it."""
+    if south not in SIDES:
+        raise ValueError(f"south must be one of {', '.join(SIDES)}, got {south!r}")
+    q = np.asarray(corners, np.float64)
+    way = (q[2] + q[3]) / 2 - (q[0] + q[1]) / 2
+    toward = {"bottom": (0.0, 1.0), "top": (0.0, -1.0), "left": (-1.0, 0.0), "right": (1.0, 0.0)}[south]
+    n = float(np.linalg.norm(way))
+    return float(np.dot(way, toward) / n) if n > 0 else 0.0
+
+
 def canonical_size(aspect: float, cfg: RectifyConfig = DEFAULT.rectify, width: int | None = None) -> tuple[int, int]:
     """(width, height) in px of the canonical view for a board of this aspect."""
     w = int(width or cfg.width_px)

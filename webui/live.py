@@ -62,6 +62,11 @@ over them does (four render sets blurred by a Gaussian of 5 px: 13 of the 58 vie
 no hand that were found blurred were read as a hand), so the players may need to refocus
 rather than wait."""
 
+SOUTH_UNCLEAR = ("South's side is unclear: the board's long sides run towards the side "
+                 "chosen for South; choose the side South sits at")
+"""The frame's problem while the vision reports ``south_unclear``; the frame is not refereed
+(which pits are South's is a guess)."""
+
 DEFAULT_ASPECT = 2.345
 """Playing-surface width / height when no profile says otherwise (vision's default)."""
 
@@ -285,7 +290,7 @@ class LiveReferee:
             except cv2.error:
                 rectified = None
             observation = None
-            if "hand_over_board" not in status:
+            if "hand_over_board" not in status and "south_unclear" not in status:
                 observation = Observation.from_probabilities(recognition.probabilities)
             centres = getattr(recognition, "pit_centers_px", {}) or {}
             changed = None
@@ -299,7 +304,8 @@ class LiveReferee:
                 self.reading = reading
                 self.rectified = rectified
                 if observation is None:
-                    self.problem = HANDS_OR_BLUR if "image_blurred" in status else HANDS
+                    self.problem = (SOUTH_UNCLEAR if "south_unclear" in status
+                                    else HANDS_OR_BLUR if "image_blurred" in status else HANDS)
                     return None
                 # read, but less surely (vision.focus): the players may want to refocus
                 self.problem = (BLURRED if "image_blurred" in status else None)

@@ -72,6 +72,16 @@ def test_no_board_and_bad_corners_are_clear_errors() -> None:
         calibrate_from_start(blank, south="bottom", corners=[[0, 0], [40, 10], [15, 15]])
 
 
+def test_a_south_side_along_the_board_is_refused_with_the_sides_to_choose(start_scene) -> None:
+    # RectifyConfig.south_clear_min: the start scene's board lies across the photo, so its
+    # long sides face top and bottom; named at the left, South's long side is a guess
+    from calibration import CalibrationError
+
+    for corners in (None, start_scene.corners.tolist()):
+        with pytest.raises(CalibrationError, match="'left' is unclear.*bottom or top"):
+            calibrate_from_start(start_scene.image, south="left", corners=corners)
+
+
 def test_manual_corners_may_be_given_in_any_order(start_scene) -> None:
     # the corners clicked from any corner, either way round, or crossed: the long sides come
     # from the image and South's from the side named, as for a located board. Before, the

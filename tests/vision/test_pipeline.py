@@ -92,6 +92,20 @@ def test_recognize_reads_a_drawn_board(seed: int) -> None:
     assert np.linalg.norm(np.array(rec.board_corners_px) - scene.corners, axis=1).max() < 3.0
 
 
+def test_a_south_side_along_the_board_is_named_unclear() -> None:
+    # RectifyConfig.south_clear_min: a board lying across the photo, read with South at the
+    # left: its long sides face top and bottom, so which is South's is a guess and the
+    # status says so; named at the bottom (or turned by 30 degrees) it is clear
+    from vision.count import flat_counts
+
+    flat = draw_scene(START_COUNTS, default_corners((960, 540), 0, 0.15, 0.75), size=(960, 540), seed=21)
+    assert "south_unclear" in recognize(flat.image, south="left", counter=flat_counts).status
+    assert "south_unclear" not in recognize(flat.image, south="bottom", counter=flat_counts).status
+    turned = draw_scene(START_COUNTS, default_corners((960, 540), 30, 0.15, 0.75), size=(960, 540), seed=21)
+    for south in ("bottom", "left"):
+        assert "south_unclear" not in recognize(turned.image, south=south, counter=flat_counts).status
+
+
 def test_json_shape_matches_the_cli_contract() -> None:
     scene = draw_scene(START_COUNTS, default_corners((640, 360), 0, 0.0, 0.75), seed=5)
     out = recognize(scene.image, counter=counter).to_json()

@@ -97,6 +97,18 @@ def test_a_hand_in_a_blurred_view_may_be_the_blur_and_the_page_says_so(client, r
     assert "hands" in state["problem"] and "blurred" not in state["problem"]
 
 
+def test_a_south_side_along_the_board_holds_the_reading_and_says_so(client, recognizer) -> None:
+    # RectifyConfig.south_clear_min: the side chosen for South runs along the board's long
+    # sides, so which pits are South's is a guess: the view is not refereed, and the page
+    # asks for South's side. Once it is clear, the same view is refereed
+    recognizer.extra_status = ["south_unclear"]
+    state = post_still(client, recognizer, after("A6<*")).get_json()
+    assert state["ply"] == 0 and "South's side is unclear" in state["problem"]
+    recognizer.extra_status = []
+    state = post_still(client, recognizer, after("A6<*")).get_json()
+    assert state["ply"] == 1 and state["problem"] is None
+
+
 def test_unexplained_board_waits_for_players_then_candidate_confirmed(client, recognizer) -> None:
     wrong = after("A6<*").to_json()
     wrong["south"]["back"][0] = 3  # seeds where no legal move puts them
