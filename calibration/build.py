@@ -14,13 +14,7 @@ from vision.io import check_image
 from vision.locate import given_corners, locate_board
 from vision.pipeline import fit_board, pit_crops
 from vision.profile import BoardProfile
-from vision.rectify import (
-    long_axis_first,
-    order_clockwise,
-    orient_corners,
-    south_clearness,
-    to_image,
-)
+from vision.rectify import orient_corners, oriented_corners, south_clearness, to_image
 
 
 class CalibrationError(VisionError):
@@ -55,19 +49,19 @@ def calibrate_from_start(
         if pts.shape == (4, 2) and np.all(np.isfinite(pts)):
             # any order round the board: its long sides are taken from the image and South's
             # from ``south``, as for a located board (else given_corners names the problem)
-            pts = orient_corners(long_axis_first(order_clockwise(pts)), south)
+            pts = oriented_corners(pts, south)
         quad = given_corners(pts, cfg)
         start_corners, aspect = quad.corners, quad.aspect
     else:
         quad = locate_board(image, cfg)
         start_corners, aspect = orient_corners(quad.corners, south), quad.aspect
-    # the locate stage's own fit is the one `bao recognize` reads with: fitting again from
-    # its corners alone can settle elsewhere (or fail) where the search had weighed more
     if south_clearness(start_corners, south) < cfg.rectify.south_clear_min:
         across = "left or right" if south in ("bottom", "top") else "bottom or top"
         raise CalibrationError(
             f"South's side {south!r} is unclear: the board's long sides run towards that side "
             f"of the photo, so either could be South's; name the side South sits at ({across})")
+    # the locate stage's own fit is the one `bao recognize` reads with: fitting again from
+    # its corners alone can settle elsewhere (or fail) where the search had weighed more
     board_corners, hmat, grid, aspect = fit_board(image, start_corners, aspect, cfg, prior=quad.fit)
     if grid.score < cfg.grid.min_lattice_score:
         raise CalibrationError(

@@ -925,13 +925,15 @@ def fit_board(
             fit = fit_from_lattice(image, hlat, gap, cfg, lap)
             if fit.grid.score >= cfg.grid.restart_below:
                 return fit.corners, fit.hmat, fit.grid, fit.aspect
-    fit = _within_corners(image, corners, aspect, cfg, lap, fit_top_face(image, corners, aspect, cfg, lap))
+    def from_corners(view: np.ndarray) -> TopFace:
+        return _within_corners(view, corners, aspect, cfg, lap, fit_top_face(view, corners, aspect, cfg, lap))
+
+    fit = from_corners(image)
     lc = cfg.locate
     if fit.grid.score < cfg.grid.min_lattice_score and 0.0 < lc.dark_retry_gamma < 1.0 and is_dark(image, lc):
         # as the locate stage does: a near-black board in dim light shows its rims on a
         # brightened copy (the fit's geometry is the photo's own)
-        lifted = brightened(image, lc.dark_retry_gamma)
-        again = _within_corners(lifted, corners, aspect, cfg, lap, fit_top_face(lifted, corners, aspect, cfg, lap))
+        again = from_corners(brightened(image, lc.dark_retry_gamma))
         if again.grid.score > fit.grid.score:
             fit = again
     return fit.corners, fit.hmat, fit.grid, fit.aspect

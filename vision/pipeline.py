@@ -31,9 +31,8 @@ from vision.io import check_image
 from vision.locate import BoardQuad, given_corners, locate_board
 from vision.profile import BoardProfile
 from vision.rectify import (
-    long_axis_first,
-    order_clockwise,
     orient_corners,
+    oriented_corners,
     south_clearness,
     to_image,
 )
@@ -167,7 +166,7 @@ def _board(image: np.ndarray, south: str, profile: BoardProfile | None,
         corners = quad.corners
         pits = None
         if south != profile.south_side:
-            corners = orient_corners(long_axis_first(order_clockwise(corners)), south)
+            corners = oriented_corners(corners, south)
         elif set(profile.pit_centers_px) == set(HOLES):
             pits = np.array([profile.pit_centers_px[n] for n in HOLES], np.float64)
         return corners, profile.aspect, None, pits

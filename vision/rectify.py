@@ -39,26 +39,36 @@ def long_axis_first(quad: np.ndarray) -> np.ndarray:
     return q if s01 >= s12 else np.roll(q, -1, axis=0)
 
 
+#: each image side's direction from the image's middle (x right, y down)
+_TOWARD = {"bottom": (0.0, 1.0), "top": (0.0, -1.0), "left": (-1.0, 0.0), "right": (1.0, 0.0)}
+
+
+def _toward(south: str) -> np.ndarray:
+    if south not in SIDES:
+        raise ValueError(f"south must be one of {', '.join(SIDES)}, got {south!r}")
+    return np.array(_TOWARD[south])
+
+
 def orient_corners(quad: np.ndarray, south: str) -> np.ndarray:
     """Canonical TL, TR, BR, BL corners from a clockwise quad whose side 0->1 is long.
 
     ``south`` names the image side nearest the midpoint of South's long edge.
     """
-    if south not in SIDES:
-        raise ValueError(f"south must be one of {', '.join(SIDES)}, got {south!r}")
+    toward = _toward(south)
     q = np.asarray(quad, np.float64)
     # the two long sides: (0, 1) and (2, 3); pick the one nearest the named image side
     mids = [(q[0] + q[1]) / 2, (q[2] + q[3]) / 2]
-    key = {
-        "bottom": lambda m: -m[1],
-        "top": lambda m: m[1],
-        "left": lambda m: m[0],
-        "right": lambda m: -m[0],
-    }[south]
-    k = 0 if key(mids[0]) < key(mids[1]) else 2
+    k = 0 if float(np.dot(mids[0], toward)) > float(np.dot(mids[1], toward)) else 2
     # clockwise TL, TR, BR, BL: the South edge is BR -> BL, i.e. (q[k], q[k+1]) = (BR, BL)
     br, bl, tl, tr = (q[(k + i) % 4] for i in range(4))
     return np.array([tl, tr, br, bl], np.float64)
+
+
+def oriented_corners(quad: np.ndarray, south: str) -> np.ndarray:
+    """Canonical TL, TR, BR, BL corners from four corners in any order round the board:
+    clockwise, a long side (by image length) first, South's long side the one nearest the
+    image side ``south``."""
+    return orient_corners(long_axis_first(order_clockwise(quad)), south)
 
 
 def south_clearness(corners: np.ndarray, south: str) -> float:
@@ -67,11 +77,9 @@ def south_clearness(corners: np.ndarray, south: str) -> float:
     the middle of North's long edge to the middle of South's. 1: straight that way; about
     0: the board's long sides run towards the named side, and which is South's cannot be
     told from it."""
-    if south not in SIDES:
-        raise ValueError(f"south must be one of {', '.join(SIDES)}, got {south!r}")
+    toward = _toward(south)
     q = np.asarray(corners, np.float64)
     way = (q[2] + q[3]) / 2 - (q[0] + q[1]) / 2
-    toward = {"bottom": (0.0, 1.0), "top": (0.0, -1.0), "left": (-1.0, 0.0), "right": (1.0, 0.0)}[south]
     n = float(np.linalg.norm(way))
     return float(np.dot(way, toward) / n) if n > 0 else 0.0
 
