@@ -1,17 +1,18 @@
-"""The settled frames of the rendered games read five ways, with and without a calibration.
+"""The settled frames of the rendered games read four ways, with and without a calibration.
 
 The live app reads a game with a profile made from its first frame (the start
-position): the board's corners and a seed look. ``bao recognize`` without
+position): the board's corners and pits, and a seed look. ``bao recognize`` without
 ``--calibration`` searches for the board and reads each pit against the board's
-other pits (``vision.context``), which the pipeline leaves off with a seed look.
+other pits (``vision.context``), which the pipeline leaves off with a calibration.
 This script shows what each part is worth on the games in
 ``sample_images/games`` (each frame's label holds its position):
 
 * ``alone``: no profile, the counter alone (``CountConfig.context`` off);
 * ``context``: no profile, in context (``bao recognize``'s default);
-* ``profile``: the profile from the game's first frame (the live app);
-* ``corners``: the profile's corners only (no seed look), the counter alone;
-* ``corners_context``: the profile's corners only, in context.
+* ``profile``: the profile from the game's first frame (the live app): its corners and
+  pits, each pit read by the counter alone;
+* ``profile_area``: the same, with the seed look's changed area of each pit weighed in
+  (``CountConfig.look_area``, off by default since the thirty-eighth session).
 
 Frames with a hand over the board are left out (the referee waits for them to
 settle). Prints, per reading, the pits read wrong, the per-pit exact share and the
@@ -42,12 +43,13 @@ from vision.holes import HOLES  # noqa: E402
 from vision.io import read_image  # noqa: E402
 from vision.pipeline import recognize  # noqa: E402
 
-READINGS = ("alone", "context", "profile", "corners", "corners_context")
+READINGS = ("alone", "context", "profile", "profile_area")
 
 
 def read_games(games: Path) -> dict[str, object]:
     """Each reading's figures over every settled frame (after the first) of every game."""
     alone_cfg = dataclasses.replace(DEFAULT, count=dataclasses.replace(DEFAULT.count, context=False))
+    area_cfg = dataclasses.replace(DEFAULT, count=dataclasses.replace(DEFAULT.count, look_area=True))
     right: dict[str, list[np.ndarray]] = {k: [] for k in READINGS}
     frames_read = []
     folders = sorted(p for p in games.iterdir() if p.is_dir())
@@ -57,10 +59,8 @@ def read_games(games: Path) -> dict[str, object]:
         frames = sorted(folder.glob("frame_*.jpg"))
         start = json.loads(frames[0].with_suffix(".json").read_text())
         profile = calibrate_from_start(read_image(str(frames[0])), start["south_side"])
-        corners_only = dataclasses.replace(profile, seed_look=None)
         ways = {"alone": {"cfg": alone_cfg}, "context": {}, "profile": {"profile": profile},
-                "corners": {"profile": corners_only, "cfg": alone_cfg},
-                "corners_context": {"profile": corners_only}}
+                "profile_area": {"profile": profile, "cfg": area_cfg}}
         for frame in frames[1:]:
             label = json.loads(frame.with_suffix(".json").read_text())
             if label.get("hand_over_board"):

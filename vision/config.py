@@ -482,9 +482,16 @@ class CountConfig:
     # in by a small learnt model. Grouped by render set over 24 sets the counter never
     # saw (20 896 pits): exact 0.9066 -> 0.9102, pits of 4-8 seeds 0.558 -> 0.582, log
     # loss 0.285 -> 0.267 (benchmarks/context_cv.py; docs/counting.md, twenty-ninth
-    # session). Not with a calibrated seed look (the changed area is weighed in
-    # already), nor with a counter given to recognize
+    # session). Not with a calibration (on the rendered games it read 57 pits wrong against
+    # 46 without it, docs/counting.md, thirtieth session), nor with a counter given to recognize
     context: bool = True
+    # A calibration's seed look also learns the empty pit and one seed's changed area
+    # (vision.count.SeedLook); weighing each pit's changed area in (combine_changed_area)
+    # moved one count of 1536 on the three rendered games, but under a lamp, whose shadows
+    # differ from pit to pit, the empty pits' changed area read as 2-14 seeds and a whole
+    # game was refereed as 145 seeds on the board (docs/vision.md, thirty-eighth session):
+    # off, the network reads the calibrated pits alone
+    look_area: bool = False
     # A blurred photo (out of focus, shaken) is read with fewer seeds but as surely as a sharp
     # one. The blur effect of the 32 crops (vision.focus.crops_blur; sharp renders 0.46-0.78,
     # blurred 1.5 / 2.5 / 4 px: median 0.77 / 0.83 / 0.86) past ``blur_from`` softens every

@@ -220,16 +220,17 @@ def recognize(
             return Recognition.not_found(reason, timings)
         raise BoardNotFound(reason)
     crops = pit_crops(image, hmat, grid, cfg)
-    look = _seed_look(profile)
+    # (a counter given to recognize gets the look whatever look_area says: tests, experiments)
+    look = _seed_look(profile) if cfg.count.look_area or counter is not None else None
     results = (counter(crops, look) if counter is not None
                else _default_counter(crops, look, cfg.count.views, cfg.count.nyumba_views,
                                      (cfg.count.recheck_below, cfg.count.recheck_views,
                                       cfg.count.recheck_max_count)))
     probs = np.array([np.asarray(r.probabilities, np.float64) for r in results])
     smalls = None  # the crops made small once, for the context step and the covered test
-    if cfg.count.context and look is None and counter is None:
-        # each pit read against the board's other pits (vision.context); a calibrated seed
-        # look already weighs each pit's changed area in
+    if cfg.count.context and profile is None and counter is None:
+        # each pit read against the board's other pits (vision.context); not with a
+        # calibration, whose pits it read worse (CountConfig.context)
         from vision.context import apply_context
         from vision.count import crop_smalls
 

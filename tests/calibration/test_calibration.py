@@ -245,3 +245,25 @@ def test_manual_corners_of_a_near_black_board_in_dim_light_are_fitted_on_a_brigh
     assert np.median(off) < 4.0 and off.max() < 12.0
     with pytest.raises(CalibrationError, match="check the corners"):
         _from_true_corners("synth_467_0002", _changed("locate", dark_retry_gamma=1.0))
+
+
+def test_a_calibration_under_a_lamp_reads_its_own_start_position() -> None:
+    # CountConfig.look_area (sample_images/games/game_04, its first frame: a lamp beside a
+    # dark-stained board with deep pits, so each empty pit's shadow falls its own way). The
+    # seed look's empty pit (their mean) matched none of them: their changed areas read as
+    # 2-14 seeds, this very frame as 145 seeds on the board, and the live referee called
+    # every move of the game illegal. The calibrated pits are read by the network alone
+    import dataclasses
+    import json
+
+    from vision.config import DEFAULT
+    from vision.io import read_image
+
+    frame = Path(__file__).resolve().parents[2] / "sample_images" / "games" / "game_04" / "frame_000.jpg"
+    south = json.loads(frame.with_suffix(".json").read_text())["south_side"]
+    image = read_image(str(frame))
+    prof = calibrate_from_start(image, south=south)
+    assert flatten(recognize(image, south=south, profile=prof).position) == START_COUNTS
+    # the changed area weighed in again, the empty pits fill with seeds
+    area = dataclasses.replace(DEFAULT, count=dataclasses.replace(DEFAULT.count, look_area=True))
+    assert sum(flatten(recognize(image, south=south, profile=prof, cfg=area).position).values()) > 60
