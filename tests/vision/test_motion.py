@@ -74,6 +74,25 @@ def test_seeds_changed_without_visible_motion_are_read_again() -> None:
     assert [i for i, s in enumerate(states) if s.ready] == [5, 15]
 
 
+def test_small_seeds_sown_into_a_pale_board_are_read_again() -> None:
+    """MotionConfig.detail_threshold (sample_images/games/game_05, moves 9 and 10: small
+    brown seeds on a pale board, no hand between the views): at the old threshold of 40
+    grey levels the views differed on 0.0002-0.00037 of the board, under detail_fraction,
+    and neither move was read."""
+    import json
+    from pathlib import Path
+
+    game = Path(__file__).resolve().parents[2] / "sample_images" / "games" / "game_05"
+    views = [cv2.imread(str(game / f"frame_{k:03d}.jpg")) for k in (10, 11, 12)]
+    for old in (False, True):
+        det = SettleDetector(MotionConfig(settle_seconds=0.5, **({"detail_threshold": 40} if old else {})))
+        det.set_board(json.loads((game / "frame_000.json").read_text())["corners_px"])
+        states = run(det, [views[0]] * 10 + [views[1]] * 10 + [views[2]] * 10)
+        assert not any(s.moving for s in states[1:])  # no hand: too small to count as motion
+        ready = [i for i, s in enumerate(states) if s.ready]
+        assert ready == ([5] if old else [5, 15, 25])
+
+
 def test_pit_change_map_names_the_pits_whose_seeds_changed() -> None:
     from vision.motion import pit_changes
 
