@@ -58,10 +58,13 @@ class MotionConfig:
     width: int = 192
     detail_width: int = 640
     # (40 until the thirty-eighth session: small brown seeds sown into a pale board's pits
-    # changed 0.0002-0.00045 of it by that much, and four moves of game_05 went unread; by
-    # 25, every move of the five games changes 0.0015 or more, and a still view under
-    # webcam noise (sd 6) made 4 % brighter changes none)
-    detail_threshold: int = 25
+    # changed 0.0002-0.00045 of game_05 by that much, and four moves went unread; brown
+    # seeds in a golden board's pits under an overcast sky (a game of seed 101) changed
+    # nothing by 25 on 7 moves of 16. At 15, after taking away the median difference (an exposure change), every
+    # move of 15 rendered games changes 0.00076 or more of the board; a still view under
+    # webcam noise (sd 6-10) made 4-10 % brighter or darker passes detail_fraction on two of
+    # them (0.0009 and 0.0022: a needless reading, which finds the board unchanged))
+    detail_threshold: int = 15
     detail_fraction: float = 0.0005
 
 
@@ -129,8 +132,17 @@ class SettleDetector:
         return mask.astype(bool) if mask.any() else None
 
     @staticmethod
-    def _changed(a: np.ndarray, b: np.ndarray, threshold: int, mask: np.ndarray | None) -> float:
-        changed = cv2.absdiff(a, b) > threshold
+    def _changed(a: np.ndarray, b: np.ndarray, threshold: int, mask: np.ndarray | None,
+                 level: bool = False) -> float:
+        """The share of (mask) pixels whose grey level differs by more than ``threshold``;
+        ``level``: after taking away the median difference (a camera's exposure or a cloud
+        changes every pixel alike, a seed only its own)."""
+        if level:
+            d = a.astype(np.int16) - b.astype(np.int16)
+            d -= np.int16(np.median(d[mask] if mask is not None else d))
+            changed = np.abs(d) > threshold
+        else:
+            changed = cv2.absdiff(a, b) > threshold
         return float(changed[mask].mean()) if mask is not None else float(changed.mean())
 
     def update(self, image_bgr: np.ndarray, t: float) -> MotionState:
@@ -155,7 +167,7 @@ class SettleDetector:
             if self._detail_mask is None or self._detail_mask.shape != detail.shape:
                 self._detail_mask = self._board_mask(detail.shape, dscale)
             if detail.shape == self._read_detail.shape and self._changed(
-                detail, self._read_detail, cfg.detail_threshold, self._detail_mask
+                detail, self._read_detail, cfg.detail_threshold, self._detail_mask, level=True
             ) > cfg.detail_fraction:
                 self._reported = False
                 self._still_since = t

@@ -93,6 +93,33 @@ def test_small_seeds_sown_into_a_pale_board_are_read_again() -> None:
         assert ready == ([5] if old else [5, 15, 25])
 
 
+def test_seeds_little_lighter_than_their_pit_are_read_again() -> None:
+    """MotionConfig.detail_threshold 15: brown seeds sown into a golden board's pits under an
+    overcast sky differ from the pit floor by under 25 grey levels (a rendered game of seed
+    101: 7 of its 16 moves were never read at 25)."""
+    before = scene()
+    after = before.copy()
+    for x in (145, 195, 245):  # three seeds about 22 grey levels lighter than the pit floor
+        cv2.circle(after, (x, 120), 5, (55, 95, 120), -1)
+    frames = [before] * 10 + [after] * 10
+    states = run(SettleDetector(MotionConfig(settle_seconds=0.5)), frames)
+    assert not any(s.moving for s in states[1:])
+    assert [i for i, s in enumerate(states) if s.ready] == [5, 15]
+    old = run(SettleDetector(MotionConfig(settle_seconds=0.5, detail_threshold=25)), frames)
+    assert [i for i, s in enumerate(old) if s.ready] == [5]
+
+
+def test_a_view_a_little_brighter_is_not_read_again() -> None:
+    """The median difference is taken away before the seeds are looked for: a camera's
+    exposure (or a cloud) changes every pixel alike, here 16 grey levels, under the
+    motion threshold but over the seeds' one."""
+    before = scene()
+    brighter = cv2.add(before, np.full_like(before, 16))
+    states = run(SettleDetector(MotionConfig(settle_seconds=0.5)), [before] * 10 + [brighter] * 10)
+    assert not any(s.moving for s in states[1:])
+    assert [i for i, s in enumerate(states) if s.ready] == [5]
+
+
 def test_pit_change_map_names_the_pits_whose_seeds_changed() -> None:
     from vision.motion import pit_changes
 
