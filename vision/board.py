@@ -903,7 +903,8 @@ def fit_board(
     calibration found with these corners. The fit starts from their lattice (one
     lattice refit, ~40 ms, where the camera has not moved) and from the corners (a
     comb search, restarted at other aspects when weak: 100-500 ms) only when that
-    fit scores under ``GridConfig.restart_below``. A fit searched from the corners
+    fit scores under ``GridConfig.restart_below``, and the better-scoring of the two is
+    kept (seeds in many pits weaken a fixed camera's rims). A fit searched from the corners
     (given, not the locate stage's) is kept within them (:func:`_within_corners`), and
     is searched again on a brightened copy of a dark photo when it finds no board
     (``LocateConfig.dark_retry_gamma``, as the locate stage does).
@@ -916,15 +917,17 @@ def fit_board(
                     lap("rectify")
                     lap("grid")
                 return fit.corners, fit.hmat, fit.grid, fit.aspect
+    calibrated: TopFace | None = None  # the fit from the calibration's pits, when weak
     if pits is not None and cfg.grid.start_from_calibrated_pits:
         try:
             hlat, gap = lattice_from_points(pits, cfg.grid)
         except ValueError:  # (a profile's centres on one line or point: the corners alone)
             hlat = None
         if hlat is not None:
-            fit = fit_from_lattice(image, hlat, gap, cfg, lap)
-            if fit.grid.score >= cfg.grid.restart_below:
-                return fit.corners, fit.hmat, fit.grid, fit.aspect
+            calibrated = fit_from_lattice(image, hlat, gap, cfg, lap)
+            if calibrated.grid.score >= cfg.grid.restart_below:
+                return calibrated.corners, calibrated.hmat, calibrated.grid, calibrated.aspect
+
     def from_corners(view: np.ndarray) -> TopFace:
         return _within_corners(view, corners, aspect, cfg, lap, fit_top_face(view, corners, aspect, cfg, lap))
 
@@ -936,6 +939,10 @@ def fit_board(
         again = from_corners(brightened(image, lc.dark_retry_gamma))
         if again.grid.score > fit.grid.score:
             fit = again
+    if calibrated is not None and calibrated.grid.score > fit.grid.score:
+        # the camera has not moved (its pits still score better than any fit from the
+        # corners), but seeds in many pits weaken their rims: the calibration's pits stay
+        fit = calibrated
     return fit.corners, fit.hmat, fit.grid, fit.aspect
 
 
