@@ -96,7 +96,7 @@ def test_small_seeds_sown_into_a_pale_board_are_read_again() -> None:
 def test_seeds_little_lighter_than_their_pit_are_read_again() -> None:
     """MotionConfig.detail_threshold 15: brown seeds sown into a golden board's pits under an
     overcast sky differ from the pit floor by under 25 grey levels (a rendered game of seed
-    101: 7 of its 16 moves were never read at 25)."""
+    101: at 25, 9 of its 16 moves changed too little of the board to be read)."""
     before = scene()
     after = before.copy()
     for x in (145, 195, 245):  # three seeds about 22 grey levels lighter than the pit floor
