@@ -39,7 +39,7 @@ import numpy as np
 
 from vision.config import DEFAULT, GridConfig, VisionConfig
 from vision.grid import PitGrid, fit_grid, radial_coherence
-from vision.locate import brightened, edge_magnitude, is_dark, refine_sides
+from vision.locate import dark_retry_copy, edge_magnitude, refine_sides
 from vision.rectify import canonical_size, rectify, to_image
 
 
@@ -932,13 +932,14 @@ def fit_board(
         return _within_corners(view, corners, aspect, cfg, lap, fit_top_face(view, corners, aspect, cfg, lap))
 
     fit = from_corners(image)
-    lc = cfg.locate
-    if fit.grid.score < cfg.grid.min_lattice_score and 0.0 < lc.dark_retry_gamma < 1.0 and is_dark(image, lc):
+    if fit.grid.score < cfg.grid.min_lattice_score:
         # as the locate stage does: a near-black board in dim light shows its rims on a
         # brightened copy (the fit's geometry is the photo's own)
-        again = from_corners(brightened(image, lc.dark_retry_gamma))
-        if again.grid.score > fit.grid.score:
-            fit = again
+        lifted = dark_retry_copy(image, cfg.locate)
+        if lifted is not None:
+            again = from_corners(lifted)
+            if again.grid.score > fit.grid.score:
+                fit = again
     if calibrated is not None and calibrated.grid.score > fit.grid.score:
         # the camera has not moved (its pits still score better than any fit from the
         # corners), but seeds in many pits weaken their rims: the calibration's pits stay

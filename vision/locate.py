@@ -446,13 +446,20 @@ def brightened(image: np.ndarray, gamma: float) -> np.ndarray:
     return cv2.LUT(image, lut)
 
 
-def _brightened_search(image: np.ndarray, cfg: VisionConfig) -> BoardQuad | None:
-    """The search again on a brightened copy of a dark photo (``LocateConfig.dark_retry_gamma``),
-    or None (not dark, off, or still nothing). The corners are the photo's own."""
-    lc = cfg.locate
+def dark_retry_copy(image: np.ndarray, lc: LocateConfig) -> np.ndarray | None:
+    """The brightened copy a dark photo is searched again on (``LocateConfig.dark_retry_gamma``),
+    or None (the photo is not dark, or the retry is off)."""
     if not 0.0 < lc.dark_retry_gamma < 1.0 or not is_dark(image, lc):
         return None
-    lifted = brightened(image, lc.dark_retry_gamma)
+    return brightened(image, lc.dark_retry_gamma)
+
+
+def _brightened_search(image: np.ndarray, cfg: VisionConfig) -> BoardQuad | None:
+    """The search again on a brightened copy of a dark photo (:func:`dark_retry_copy`),
+    or None (not dark, off, or still nothing). The corners are the photo's own."""
+    lifted = dark_retry_copy(image, cfg.locate)
+    if lifted is None:
+        return None
     found: BoardQuad | None
     try:
         found = _search(lifted, cfg)

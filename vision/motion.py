@@ -60,11 +60,11 @@ class MotionConfig:
     # (40 until the thirty-eighth session: small brown seeds sown into a pale board's pits
     # changed 0.0002-0.00045 of game_05 by that much, and four moves went unread; brown
     # seeds in a golden board's pits under an overcast sky (a game of seed 101) changed
-    # under detail_fraction by 25 on 9 moves of 16. At 15, after taking away the median difference (an
-    # exposure change), every move of 15 rendered games changes 0.00076 or more of the
-    # board; a still view under webcam noise (sd 6-10) made 4-10 % brighter or darker
-    # passes detail_fraction on two of them (0.0009 and 0.0022: a needless reading, which
-    # finds the board unchanged))
+    # under detail_fraction by 25 on 9 moves of 16. At 15, after taking away the median
+    # difference (an exposure change), every move of 15 rendered games changes 0.00076 or
+    # more of the board; a still view under webcam noise (sd 6-10) made 4-10 % brighter or
+    # darker passes detail_fraction on two of them (0.0009 and 0.0022: a needless reading,
+    # which finds the board unchanged))
     detail_threshold: int = 15
     detail_fraction: float = 0.0005
 
