@@ -955,7 +955,7 @@ def given_offset(fit: TopFace, corners: np.ndarray, margins: Sequence[float]) ->
     a fit in place (at most 0.35 over 622 renders); a lattice a row off, or running off
     the board, lies 0.6 or more away."""
     pts = to_image(fit.grid.centres.reshape(-1, 2), fit.hmat).reshape(-1, 1, 2).astype(np.float64)
-    cells = np.stack(np.meshgrid(np.arange(8.0), np.arange(4.0)), -1).reshape(-1, 2)
+    cells = _lattice_points(0.0)  # (col, row) of each pit, row-major as the fit's centres
     best = np.inf
     for m in margins:
         lat = cv2.perspectiveTransform(pts, np.linalg.inv(nominal_lattice(corners, m))).reshape(-1, 2)
