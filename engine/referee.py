@@ -398,6 +398,59 @@ def change_evidence(before: np.ndarray, after: np.ndarray, changed: Mapping[str,
     return total
 
 
+def _untouched(changed: Mapping[str, float] | None, config: RefereeConfig) -> np.ndarray:
+    """Pits the camera saw untouched (HOLES order): they keep the counts of the
+    accepted position, so a misread there says nothing against a hypothesis that
+    leaves them alone."""
+    if not changed:
+        return np.zeros(32, dtype=bool)
+    return np.array([changed.get(h, 1.0) < config.untouched_below for h in HOLES])
+
+
+def disputed_pits(
+    position: Position,
+    observation: Observation,
+    verdict: Verdict,
+    changed: Mapping[str, float] | None = None,
+    config: RefereeConfig | None = None,
+    nats: float = 1.0,
+    closest: int = 3,
+    most: int = 12,
+) -> tuple[str, ...]:
+    """The pits worth a closer look before the players are asked.
+
+    For a verdict that is not accepted: the pits where one of the ``closest``
+    candidates (ranked as in :func:`infer_move`, those within
+    ``RefereeConfig.explain_nats`` of the best) predicts a count the reading holds more than ``nats`` less likely
+    than its best (the pits the camera saw untouched, left alone by the
+    candidate, do not count, as in :func:`infer_move`). At most ``most`` pits,
+    those of the largest deficits first; in HOLES order. A reading of them made
+    more closely (the vision's ``second_look``) is then refereed again: a pit
+    misread surely, and no legal move explains the view, or the moves told
+    apart by a pit read unsurely.
+    """
+    config = config or RefereeConfig()
+    if verdict.status not in ("unexplained", "ambiguous"):
+        return ()
+    base = _counts(position)
+    untouched = _untouched(changed, config)
+    worst = np.zeros(32)
+    boards: list[bytes] = []
+    near = max((c.total for c in verdict.candidates), default=0.0) - config.explain_nats
+    for cand in verdict.candidates:
+        key = cand.counts.tobytes()
+        if key in boards or cand.total < near:
+            continue
+        if len(boards) == closest:
+            break
+        boards.append(key)
+        deficits = observation.pit_scores(cand.counts)
+        deficits[untouched & (cand.counts == base)] = 0.0
+        worst = np.maximum(worst, deficits)
+    picked = [i for i in np.argsort(-worst, kind="stable")[:most] if worst[i] > nats]
+    return tuple(HOLES[i] for i in sorted(picked))
+
+
 def infer_move(
     position: Position,
     observation: Observation,
@@ -429,11 +482,7 @@ def infer_move(
                        math.inf, "the game is over; no further moves are refereed")
 
     base = _counts(position)
-    # Pits the camera saw untouched keep the counts of the accepted position:
-    # a misread there says nothing against a hypothesis that leaves them alone.
-    untouched = np.zeros(32, dtype=bool)
-    if changed:
-        untouched = np.array([changed.get(h, 1.0) < config.untouched_below for h in HOLES])
+    untouched = _untouched(changed, config)
 
     def explains(counts: np.ndarray, score: float) -> bool:
         deficits = observation.pit_scores(counts)

@@ -16,6 +16,7 @@ from engine.referee import (
     apply_moves,
     board_vector,
     describe_move,
+    disputed_pits,
     infer_move,
 )
 
@@ -273,3 +274,53 @@ def test_ambiguity_is_resolved_by_a_later_view() -> None:
     assert [b.notations for b in survivors] == [("A6<*", mid.notation(north))]
     assert survivors[0].position.to_json() == end.to_json()
     assert [v.player for v in survivors[0].verdicts] == ["south", "north"]
+
+
+def test_the_pits_in_dispute_are_those_the_closest_move_disagrees_with() -> None:
+    # A6<* (2.3) seen with A4 read surely as 2 where the move leaves 1: no legal move
+    # explains it; A4 is the pit to look at again, the pits read as A6<* leaves them are not
+    pos = Position.start()
+    obs = Observation.from_counts(board(**(AFTER_A6_LEFT | {"A4": 2})))
+    verdict = infer_move(pos, obs)
+    assert verdict.status == "unexplained"
+    assert disputed_pits(pos, obs, verdict) == ("A4",)
+    # North's nyumba misread too: in dispute; so are the pits of the next closest
+    # hypotheses, A6<* then North's capture a5< or a5> (2.2: the reserve seed into a5,
+    # 7, A4's seed captured and sown at the chosen kichwa, a1 or a8 (2.2.2): they predict
+    # A4 0, a5 7 and a1 or a8 1, read 2, 11 and 0), unless the camera saw a5
+    # untouched (then those two moves rank far lower)
+    obs = Observation.from_counts(board(**(AFTER_A6_LEFT | {"A4": 2, "a5": 11})))
+    verdict = infer_move(pos, obs)
+    assert [c.notations for c in verdict.candidates[:3]] == [("A6<*",), ("A6<*", "a5<"), ("A6<*", "a5>")]
+    assert disputed_pits(pos, obs, verdict) == ("A4", "a1", "a5", "a8")
+    assert disputed_pits(pos, obs, verdict, closest=1) == ("A4", "a5")
+    changed = {h: 0.02 for h in HOLES} | {"A3": 0.95, "A4": 0.95, "A5": 0.95, "A6": 0.95}
+    verdict = infer_move(pos, obs, changed=changed)
+    assert verdict.status == "unexplained"
+    assert disputed_pits(pos, obs, verdict, changed) == ("A4",)
+
+
+def test_nothing_is_in_dispute_once_a_move_is_accepted() -> None:
+    pos = Position.start()
+    obs = Observation.from_counts(board(**AFTER_A6_LEFT))
+    verdict = infer_move(pos, obs)
+    assert verdict.status == "accepted"
+    assert disputed_pits(pos, obs, verdict) == ()
+    unchanged = Observation.from_counts(board(**START))
+    assert disputed_pits(pos, unchanged, infer_move(pos, unchanged)) == ()
+
+
+def test_pits_telling_two_moves_apart_are_in_dispute() -> None:
+    # A6<* and A7<* (2.3) differ at A3, A6, A7; read half-way between the two boards,
+    # the view is ambiguous and those three pits are the ones to look at again
+    obs = Observation.from_counts(board(**AFTER_A6_LEFT))
+    lp = obs.log_probs.copy()
+    for hole, (c6, c7) in {"A3": (1, 0), "A6": (0, 3), "A7": (2, 0)}.items():
+        p = np.full(COUNT_LEVELS, 0.01 / (COUNT_LEVELS - 2))
+        p[c6], p[c7] = 0.55, 0.44
+        lp[HOLES.index(hole)] = np.log(p)
+    pos = Position.start()
+    verdict = infer_move(pos, Observation(lp))
+    assert verdict.status == "ambiguous"
+    assert disputed_pits(pos, Observation(lp), verdict, nats=0.1) == ("A3", "A6", "A7")
+    assert disputed_pits(pos, Observation(lp), verdict) == ()  # each only 0.22 nats apart
