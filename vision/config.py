@@ -477,6 +477,12 @@ class CountConfig:
     recheck_views: int = 4  # (1: no second look)
     recheck_max_count: int = 8  # ... when its most likely count is at most this (heaps are left: no better read
     # from more views, and their widening is fitted at one view; 16+ coverage unchanged this way)
+    # The referee's second look (vision.pipeline.second_look): the pits no legal move agrees
+    # with (engine.referee.disputed_pits) are read again at this many views (a pit read at
+    # one view can be sure and wrong: two touching seeds read as one at 0.997, as two at
+    # 0.93 from eight views; docs/vision.md, thirty-ninth session)
+    dispute_views: int = 8
+    dispute_broad: bool = False  # ... also by the broad network (the geometric mean of both)
     # Each pit read again against the board's other pits (vision.context): its changed
     # area in seeds, measured on the pits read surely as empty and as 1-3 seeds, weighed
     # in by a small learnt model. Grouped by render set over 24 sets the counter never
