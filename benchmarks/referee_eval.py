@@ -66,6 +66,8 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
     truth: list[str] = list(source.game["moves"])[:shown]
     live = LiveReferee(GameStore("sqlite://:memory:"), recognize,
                        motion=MotionConfig(settle_seconds=args.settle))
+    if not args.second_look:
+        live.look_again = None
     live.south_side = source.south_side
     live.new_game(start=source.game.get("start"))
     calibrated = False
@@ -183,6 +185,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-calibrate", dest="calibrate", action="store_false",
                         help="read without a calibration profile (default: calibrate from the first frame, "
                         "which shows the start position)")
+    parser.add_argument("--no-second-look", dest="second_look", action="store_false",
+                        help="referee each view on its first reading only (default: the pits no legal move "
+                        "agrees with are read again more closely first)")
     parser.add_argument("--limit", type=int, default=0, help="only the first N games")
     parser.add_argument("--out", help="results file (default benchmarks/results/referee_eval[_stills].json)")
     args = parser.parse_args(argv)

@@ -33,6 +33,7 @@ from engine.referee import (
     Verdict,
     apply_moves,
     board_vector,
+    disputed_pits,
     follow,
     infer_move,
     split,
@@ -45,6 +46,20 @@ from webui.store import GameStore
 
 Recognizer = Callable[..., Any]
 """``recognize(image_bgr, south=..., profile=...) -> Recognition`` (vision's signature)."""
+
+LookAgain = Callable[[Any, Sequence[str]], Any]
+"""``second_look(recognition, holes) -> Recognition | None`` (vision's signature): the
+pits named read again more closely, or None when they cannot be."""
+
+
+def vision_second_look(recognition: Any, holes: Sequence[str]) -> Any:
+    """:func:`vision.pipeline.second_look` for readings of the vision pipeline (None for
+    any other recognizer's: they keep no pit crops)."""
+    if getattr(recognition, "crops", None) is None:
+        return None
+    from vision.pipeline import second_look
+
+    return second_look(recognition, holes)
 
 RECTIFIED_WIDTH = 640
 """Width in pixels of the board in the rectified image shown on the play page."""
@@ -139,9 +154,13 @@ class LiveReferee:
         motion: MotionConfig | None = None,
         low_confidence: float = 0.8,
         auto_calibrate: bool = False,
+        look_again: LookAgain | None = vision_second_look,
     ) -> None:
         self.store = store
         self.recognize = recognize
+        self.look_again = look_again
+        """Reads again the pits no legal move agrees with before the players are asked
+        (None: never)."""
         self.referee = referee or RefereeConfig()
         self.detector = SettleDetector(motion)
         self.low_confidence = low_confidence
@@ -313,6 +332,14 @@ class LiveReferee:
                 if reference is None or reference[1] != self.ply:
                     changed = None  # that view no longer shows the accepted position
                 verdict = infer_move(self.position, observation, self.referee, changed)
+                closer = self._second_look(recognition, observation, verdict, changed)
+                if closer is not None:
+                    recognition, observation, verdict, holes = closer
+                    confidence = {h: round(float(c), 3) for h, c in _holes_of(recognition.confidence).items()}
+                    reading["counts"] = _holes_of(recognition.position)
+                    reading["confidence"] = confidence
+                    reading["low_confidence"] = low_confidence_pits(status, confidence, self.low_confidence)
+                    reading["looked_again"] = list(holes)
                 if self.branches and verdict.status != "accepted":
                     result = self._follow_branches(image, observation, changed_since_branch)
                 else:
@@ -326,6 +353,23 @@ class LiveReferee:
                 self.latencies_ms.append(latency)
                 result["latency_ms"] = round(latency, 1)
                 return result
+
+    def _second_look(
+        self, recognition: Any, observation: Observation, verdict: Verdict, changed: dict[str, float] | None
+    ) -> tuple[Any, Observation, Verdict, tuple[str, ...]] | None:
+        """No legal move explains the view, or several do: the pits in dispute
+        (:func:`engine.referee.disputed_pits`) read again more closely, and the view
+        refereed again on that reading. None when there is nothing to look at again."""
+        if self.look_again is None:
+            return None
+        holes = disputed_pits(self.position, observation, verdict, changed, self.referee)
+        if not holes:
+            return None
+        closer = self.look_again(recognition, holes)
+        if closer is None:
+            return None
+        observation = Observation.from_probabilities(closer.probabilities)
+        return closer, observation, infer_move(self.position, observation, self.referee, changed), holes
 
     def _follow_branches(
         self, image: np.ndarray, observation: Observation, changed: dict[str, float] | None

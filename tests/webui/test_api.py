@@ -373,3 +373,39 @@ def test_the_rectified_board_is_shown_with_its_surroundings(client, recognizer) 
     corner = cv2.perspectiveTransform(np.float32([[[250, 150]]]), hmat)[0, 0]
     assert np.allclose(corner, [box[0] + box[2], box[1] + box[3]], atol=1e-3)
     assert tuple(out[box[1] + 5, box[0] + 5]) == (255, 0, 0) and tuple(out[3, 3]) == (0, 0, 255)
+
+
+def test_a_surely_misread_pit_is_looked_at_again_before_the_players_are_asked(app, recognizer) -> None:
+    # LiveReferee.look_again: A6<* (2.3) read with A4 surely 2 where the move leaves 1. The
+    # referee has the pit it disputes read again (the vision pipeline's second_look); a
+    # closer reading that agrees with the move logs it, one that does not waits for the players
+    from tests.webui.conftest import FakeRecognition, peaked
+
+    asked: list[tuple[str, ...]] = []
+
+    def look_again(recognition, holes):
+        asked.append(tuple(holes))
+        probs = {side: {row: list(pits) for row, pits in rows.items()}
+                 for side, rows in recognition.probabilities.items()}
+        position = {side: {row: list(pits) for row, pits in rows.items()}
+                    for side, rows in recognition.position.items()}
+        probs["south"]["front"][3] = peaked(truly, 0.9, None)  # A4
+        position["south"]["front"][3] = truly
+        return FakeRecognition(position, probs, recognition.confidence, recognition.board_corners_px,
+                               recognition.status)
+
+    live = app.extensions["bao_live"]
+    client = app.test_client()
+    live.look_again = None  # without a closer look, the view waits for the players
+    state = post_still(client, recognizer, after("A6<*"), misread={"A4": 2}).get_json()
+    assert state["verdict"]["status"] == "unexplained" and "looked_again" not in state["reading"]
+    live.look_again = look_again
+    truly = 2  # the closer look reads the same
+    state = post_still(client, recognizer, after("A6<*"), misread={"A4": 2}).get_json()
+    assert asked == [("A4",)]
+    assert state["verdict"]["status"] == "unexplained" and state["ply"] == 0
+    truly = 1
+    state = post_still(client, recognizer, after("A6<*"), misread={"A4": 2}).get_json()
+    assert asked[-1] == ("A4",)
+    assert state["verdict"]["status"] == "accepted" and state["ply"] == 1
+    assert state["reading"]["counts"]["A4"] == 1 and state["reading"]["looked_again"] == ["A4"]
