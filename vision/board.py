@@ -902,9 +902,10 @@ def fit_board(
     ``pits``: the 32 pit centres (image px, :data:`vision.holes.HOLES` order) a
     calibration found with these corners. The fit starts from their lattice (one
     lattice refit, ~40 ms, where the camera has not moved) and from the corners (a
-    comb search, restarted at other aspects when weak: 100-500 ms) only when that
-    fit scores under ``GridConfig.restart_below``, and the better-scoring of the two is
-    kept (seeds in many pits weaken a fixed camera's rims). A fit searched from the corners
+    comb search, restarted at other aspects when weak: 100-500 ms; not from the
+    lattices of typical boards in the corners, ``GridConfig.calibrated_margin_starts``)
+    only when that fit scores under ``GridConfig.restart_below``, and the better-scoring
+    of the two is kept (seeds in many pits weaken a fixed camera's rims). A fit searched from the corners
     (given, not the locate stage's) is kept within them (:func:`_within_corners`), and
     is searched again on a brightened copy of a dark photo when it finds no board
     (``LocateConfig.dark_retry_gamma``, as the locate stage does).
@@ -928,8 +929,13 @@ def fit_board(
             if calibrated.grid.score >= cfg.grid.restart_below:
                 return calibrated.corners, calibrated.hmat, calibrated.grid, calibrated.aspect
 
+    # with a calibration's lattice at hand, the lattices of typical boards in the corners
+    # are not started from (GridConfig.calibrated_margin_starts)
+    margins = None if calibrated is None or cfg.grid.calibrated_margin_starts else ()
+
     def from_corners(view: np.ndarray) -> TopFace:
-        return _within_corners(view, corners, aspect, cfg, lap, fit_top_face(view, corners, aspect, cfg, lap))
+        return _within_corners(view, corners, aspect, cfg, lap, fit_top_face(view, corners, aspect, cfg, lap),
+                               margins)
 
     fit = from_corners(image)
     if fit.grid.score < cfg.grid.min_lattice_score:
@@ -964,12 +970,13 @@ def given_offset(fit: TopFace, corners: np.ndarray, margins: Sequence[float]) ->
 
 
 def _within_corners(image: np.ndarray, corners: np.ndarray, aspect: float, cfg: VisionConfig,
-                    lap: Callable[[str], None] | None, fit: TopFace) -> TopFace:
+                    lap: Callable[[str], None] | None, fit: TopFace,
+                    margins: Sequence[float] | None = None) -> TopFace:
     """``fit`` of corners that were given (not found by the locate stage), or a better fit
     within them. Other fits are made when ``fit``'s pits lie outside where the corners put
     them (``GridConfig.given_offset_max``) or when it scores under ``restart_below``: from
     the comb that sees nothing outside the corners, and from the lattice of a board with
-    each of ``given_margins``. The comb and the lattice refit's checks weigh edges beyond
+    each of ``margins`` (None: ``given_margins``). The comb and the lattice refit's checks weigh edges beyond
     the corners (a side face's foot, the table's pattern) that a person giving the
     corners has already ruled out, and a board's margins differ from the typical one.
 
@@ -986,7 +993,8 @@ def _within_corners(image: np.ndarray, corners: np.ndarray, aspect: float, cfg: 
         return fit
     outside = gc.masked_restart_frac if gc.masked_restart_frac is not None else 0.0
     starts = [_fit_once(image, corners, aspect, cfg, lap, outside=outside)]
-    starts += [fit_from_lattice(image, nominal_lattice(corners, m), 0.0, cfg, lap) for m in gc.given_margins]
+    starts += [fit_from_lattice(image, nominal_lattice(corners, m), 0.0, cfg, lap)
+               for m in (gc.given_margins if margins is None else margins)]
     inside = [f for f in starts if given_offset(f, corners, gc.given_margins) <= gc.given_offset_max]
     best = max(inside, key=lambda f: f.grid.score, default=None)
     if best is None:

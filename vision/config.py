@@ -321,6 +321,13 @@ class GridConfig:
     # share of it (a board moved since its profile's corners were taken is found outside
     # them, scoring far higher)
     given_min_share: float = 0.5
+    # ... but not from those margins' lattices when a calibration's pits gave a lattice (weak,
+    # under restart_below, or the corners would not be searched): the calibration's lattice
+    # stands in for a typical board's. Their refits, with the searches for a doubled or
+    # respaced lattice, took up to 3 s a frame (game s103, frame 5: 57 lattice refits in 3.3 s,
+    # against 8 in 0.45 s without); over the 473 frames of 23 rendered games the readings were the same but
+    # one pit of one frame with a hand over the board (docs/vision.md, thirty-ninth session)
+    calibrated_margin_starts: bool = False
     lattice_pitch_px: float = 40.0  # column pitch in the lattice view (top face, pits on a grid)
     lattice_border: float = 1.6  # pitches of surroundings kept around the outer pit centres
     # an axis of the lattice view whose two sides show no step beyond the pits' rims (each

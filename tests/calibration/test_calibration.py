@@ -290,6 +290,19 @@ def test_a_calibrated_camera_keeps_its_pits_when_seeds_weaken_their_rims() -> No
     assert np.median(_pit_offsets(rec.pit_centers_px, label)) < 8.0
     got, truth = flatten(rec.position), flatten(label["position"])
     assert sum(got[n] != truth[n] for n in HOLES) <= 3
+    # GridConfig.calibrated_margin_starts: the search from the corners also started from
+    # the lattices of boards of typical margins in them (57 lattice refits for this frame,
+    # against 8 without) reads the same pits
+    import dataclasses
+
+    from vision.config import DEFAULT
+
+    assert not DEFAULT.grid.calibrated_margin_starts
+    slow = dataclasses.replace(DEFAULT, grid=dataclasses.replace(DEFAULT.grid, calibrated_margin_starts=True))
+    again = recognize(cv2.imread(str(frame)), south=south, profile=prof, cfg=slow)
+    assert again.position == rec.position
+    shift = [np.hypot(*np.subtract(again.pit_centers_px[n], rec.pit_centers_px[n])) for n in HOLES]
+    assert max(shift) < 1.0
 
 
 def test_a_pit_read_surely_wrong_is_read_right_at_a_second_look() -> None:
