@@ -110,12 +110,14 @@ const BaoBoard = (() => {
       // a ring around the pit and the count in a badge at its upper left, so the
       // seeds themselves stay visible to check the count against
       const p = Math.min(bw / 8, bh / 4);
-      const g = el("g", { class: "read" + (low ? " low" : ""), "data-hole": hole });
+      // pits read again more closely before the view was refereed (their second reading shown)
+      const again = (reading.looked_again || []).includes(hole);
+      const g = el("g", { class: "read" + (low ? " low" : "") + (again ? " again" : ""), "data-hole": hole });
       g.appendChild(el("circle", { class: "ring", cx: x, cy: y, r: p * 0.4 }));
       const bx = x - p * 0.34, by = y - p * 0.3;
       g.appendChild(el("circle", { class: "badge", cx: bx, cy: by, r: p * 0.15 }));
       g.appendChild(el("text", { x: bx, y: by + p * 0.07, "font-size": p * 0.2 }, String(reading.counts[hole])));
-      g.appendChild(el("title", {}, `${hole}: ${reading.counts[hole]} (confidence ${conf})`));
+      g.appendChild(el("title", {}, `${hole}: ${reading.counts[hole]} (confidence ${conf}${again ? ", read again more closely" : ""})`));
       svg.appendChild(g);
     }
   }
