@@ -66,7 +66,7 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
     truth: list[str] = list(source.game["moves"])[:shown]
     live = LiveReferee(GameStore("sqlite://:memory:"), recognize,
                        motion=MotionConfig(settle_seconds=args.settle))
-    if not args.second_look:
+    if not args.read_again:
         live.look_again = None
     live.south_side = source.south_side
     live.new_game(start=source.game.get("start"))
@@ -185,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-calibrate", dest="calibrate", action="store_false",
                         help="read without a calibration profile (default: calibrate from the first frame, "
                         "which shows the start position)")
-    parser.add_argument("--no-second-look", dest="second_look", action="store_false",
+    parser.add_argument("--no-read-again", dest="read_again", action="store_false",
                         help="referee each view on its first reading only (default: the pits no legal move "
                         "agrees with are read again more closely first)")
     parser.add_argument("--limit", type=int, default=0, help="only the first N games")

@@ -425,7 +425,7 @@ def disputed_pits(
     than its best (the pits the camera saw untouched, left alone by the
     candidate, do not count, as in :func:`infer_move`). At most ``most`` pits,
     those of the largest deficits first; in HOLES order. A reading of them made
-    more closely (the vision's ``second_look``) is then refereed again: a pit
+    more closely (the vision's ``read_again``) is then refereed again: a pit
     misread surely, and no legal move explains the view, or the moves told
     apart by a pit read unsurely.
     """

@@ -484,7 +484,7 @@ class CountConfig:
     recheck_views: int = 4  # (1: no second look)
     recheck_max_count: int = 8  # ... when its most likely count is at most this (heaps are left: no better read
     # from more views, and their widening is fitted at one view; 16+ coverage unchanged this way)
-    # The referee's second look (vision.pipeline.second_look): the pits no legal move agrees
+    # The referee's closer look (vision.pipeline.read_again): the pits no legal move agrees
     # with (engine.referee.disputed_pits) are read again at this many views (a pit read at
     # one view can be sure and wrong: two touching seeds read as one at 0.997, as two at
     # 0.93 from eight views; docs/vision.md, thirty-ninth session)

@@ -53,7 +53,7 @@ class Recognition:
     total_on_board: int = 0
     grid_score: float = 0.0
     blur: float | None = None  # the pit crops' blur effect (vision.focus.crops_blur); None: no board
-    # the 32 pit crops read (HOLES order), kept for a second look (second_look); not in the JSON
+    # the 32 pit crops read (HOLES order), kept to read some again (read_again); not in the JSON
     crops: list[np.ndarray] | None = field(default=None, repr=False, compare=False)
 
     def to_json(self) -> dict[str, Any]:
@@ -274,7 +274,7 @@ def recognize(
     )
 
 
-def second_look(recognition: Recognition, holes: Sequence[str],
+def read_again(recognition: Recognition, holes: Sequence[str],
                 cfg: VisionConfig = DEFAULT) -> Recognition | None:
     """The pits ``holes`` read again more closely, for the referee: when no legal move
     agrees with some pits' reading (:func:`engine.referee.disputed_pits`), each of those

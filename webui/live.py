@@ -48,18 +48,18 @@ Recognizer = Callable[..., Any]
 """``recognize(image_bgr, south=..., profile=...) -> Recognition`` (vision's signature)."""
 
 LookAgain = Callable[[Any, Sequence[str]], Any]
-"""``second_look(recognition, holes) -> Recognition | None`` (vision's signature): the
+"""``read_again(recognition, holes) -> Recognition | None`` (vision's signature): the
 pits named read again more closely, or None when they cannot be."""
 
 
-def vision_second_look(recognition: Any, holes: Sequence[str]) -> Any:
-    """:func:`vision.pipeline.second_look` for readings of the vision pipeline (None for
+def vision_read_again(recognition: Any, holes: Sequence[str]) -> Any:
+    """:func:`vision.pipeline.read_again` for readings of the vision pipeline (None for
     any other recognizer's: they keep no pit crops)."""
     if getattr(recognition, "crops", None) is None:
         return None
-    from vision.pipeline import second_look
+    from vision.pipeline import read_again
 
-    return second_look(recognition, holes)
+    return read_again(recognition, holes)
 
 RECTIFIED_WIDTH = 640
 """Width in pixels of the board in the rectified image shown on the play page."""
@@ -154,7 +154,7 @@ class LiveReferee:
         motion: MotionConfig | None = None,
         low_confidence: float = 0.8,
         auto_calibrate: bool = False,
-        look_again: LookAgain | None = vision_second_look,
+        look_again: LookAgain | None = vision_read_again,
     ) -> None:
         self.store = store
         self.recognize = recognize
@@ -332,7 +332,7 @@ class LiveReferee:
                 if reference is None or reference[1] != self.ply:
                     changed = None  # that view no longer shows the accepted position
                 verdict = infer_move(self.position, observation, self.referee, changed)
-                closer = self._second_look(recognition, observation, verdict, changed)
+                closer = self._look_again(recognition, observation, verdict, changed)
                 if closer is not None:
                     recognition, observation, verdict, holes = closer
                     confidence = {h: round(float(c), 3) for h, c in _holes_of(recognition.confidence).items()}
@@ -354,7 +354,7 @@ class LiveReferee:
                 result["latency_ms"] = round(latency, 1)
                 return result
 
-    def _second_look(
+    def _look_again(
         self, recognition: Any, observation: Observation, verdict: Verdict, changed: dict[str, float] | None
     ) -> tuple[Any, Observation, Verdict, tuple[str, ...]] | None:
         """No legal move explains the view, or several do: the pits in dispute

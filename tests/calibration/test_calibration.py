@@ -305,8 +305,8 @@ def test_a_calibrated_camera_keeps_its_pits_when_seeds_weaken_their_rims() -> No
     assert max(shift) < 1.0
 
 
-def test_a_pit_read_surely_wrong_is_read_right_at_a_second_look() -> None:
-    # vision.pipeline.second_look (sample_images/games/game_05, frame 17, calibrated on its
+def test_a_pit_read_surely_wrong_is_read_right_when_read_again() -> None:
+    # vision.pipeline.read_again (sample_images/games/game_05, frame 17, calibrated on its
     # first frame: small brown seeds on a pale board). South's B1 holds two touching seeds
     # (the frame's label) and is read at one view as one, with probability 0.997: the live
     # referee found no legal move explaining the view. Read again at eight views, two
@@ -314,7 +314,7 @@ def test_a_pit_read_surely_wrong_is_read_right_at_a_second_look() -> None:
     import json
 
     from vision.io import read_image
-    from vision.pipeline import second_look
+    from vision.pipeline import read_again
 
     folder = Path(__file__).resolve().parents[2] / "sample_images" / "games" / "game_05"
     south = json.loads((folder / "frame_000.json").read_text())["south_side"]
@@ -324,12 +324,12 @@ def test_a_pit_read_surely_wrong_is_read_right_at_a_second_look() -> None:
     rec = recognize(read_image(str(folder / "frame_017.jpg")), south=south, profile=prof)
     first = flatten(rec.position)
     assert first["B1"] == 1 and flatten(rec.confidence)["B1"] > 0.95
-    closer = second_look(rec, ["B1"])
+    closer = read_again(rec, ["B1"])
     assert closer is not None
     again = flatten(closer.position)
     assert again["B1"] == 2 and flatten(closer.probabilities)["B1"][2] > 0.8
     assert all(again[h] == first[h] for h in HOLES if h != "B1")  # the other pits as read
     assert closer.status == rec.status and closer.total_on_board == rec.total_on_board + 1
     # nothing to look at again: no such pit, or a reading that kept no crops
-    assert second_look(rec, ["Z9"]) is None
-    assert second_look(dataclasses.replace(rec, crops=None), ["B1"]) is None
+    assert read_again(rec, ["Z9"]) is None
+    assert read_again(dataclasses.replace(rec, crops=None), ["B1"]) is None

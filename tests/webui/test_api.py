@@ -377,7 +377,7 @@ def test_the_rectified_board_is_shown_with_its_surroundings(client, recognizer) 
 
 def test_a_surely_misread_pit_is_looked_at_again_before_the_players_are_asked(app, recognizer) -> None:
     # LiveReferee.look_again: A6<* (2.3) read with A4 surely 2 where the move leaves 1. The
-    # referee has the pit it disputes read again (the vision pipeline's second_look); a
+    # referee has the pit it disputes read again (the vision pipeline's read_again); a
     # closer reading that agrees with the move logs it, one that does not waits for the players
     from tests.webui.conftest import FakeRecognition, peaked
 
