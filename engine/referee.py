@@ -398,6 +398,18 @@ def change_evidence(before: np.ndarray, after: np.ndarray, changed: Mapping[str,
     return total
 
 
+def _same_position(position: Position, group: Sequence[tuple[tuple[Move, ...], Any, Any, Any]]) -> bool:
+    """Whether every hypothesis of ``group`` (moves from ``position``) leads to the same
+    position: counts, reserves, nyumba, blocking and the player to move."""
+    seen = []
+    for moves, *_ in group:
+        current = position
+        for move in moves:
+            current, _ = current.play(move)
+        seen.append(current.to_json())
+    return all(p == seen[0] for p in seen[1:])
+
+
 def _untouched(changed: Mapping[str, float] | None, config: RefereeConfig) -> np.ndarray:
     """Pits the camera saw untouched (HOLES order): they keep the counts of the
     accepted position, so a misread there says nothing against a hypothesis that
@@ -530,7 +542,12 @@ def infer_move(
         names = [" ".join(h[1]) or "no move" for h in best_group]
         if len(best_group) == 1:
             names += [" ".join(h[1]) or "no move" for h in ranked[1]]
-        return verdict("ambiguous", (), "several moves fit the board: " + ", ".join(names[:6]))
+        message = "several moves fit the board: " + ", ".join(names[:6])
+        if len(best_group) > 1 and margin >= config.margin_nats and _same_position(position, best_group):
+            # (2.2.2: a capture of exactly 8 seeds sown from either kichwa fills the row alike)
+            message += ("; each leaves the very same position, only the way the seeds went differs: "
+                        "pick the one played")
+        return verdict("ambiguous", (), message)
     if not best[0]:
         return verdict("unchanged", (), "no move: the board is as it was")
     moves: list[MoveVerdict] = []

@@ -324,3 +324,32 @@ def test_pits_telling_two_moves_apart_are_in_dispute() -> None:
     assert verdict.status == "ambiguous"
     assert disputed_pits(pos, Observation(lp), verdict, nats=0.1) == ("A3", "A6", "A7")
     assert disputed_pits(pos, Observation(lp), verdict) == ()  # each only 0.22 nats apart
+
+
+def test_two_moves_leaving_the_same_position_are_asked_about_and_said_to_be_alike() -> None:
+    # 2.2 / 2.2.2: South's A4 (1 seed, facing North's nyumba a5 with 8) takes the reserve
+    # seed and captures a5's 8 seeds; A4 is no kichwa, so South chooses the kichwa: the 8
+    # seeds fill A1..A8 one each from A1 (A4<) or from A8 (A4>), and the sowing ends in the
+    # empty A8 or A1 alike. Both leave A: 1,1,1,3,10,1,1,1 and a5 empty: which was played
+    # cannot be seen, so the players are asked, and told why
+    before = Position.from_json({
+        "south": {"front": [0, 0, 0, 1, 9, 0, 0, 0], "back": [0, 0, 0, 0, 0, 0, 1, 1],
+                  "reserve": 18, "nyumba_owned": True},
+        "north": {"front": [1, 0, 3, 0, 8, 1, 3, 0], "back": [0] * 8, "reserve": 18, "nyumba_owned": True},
+        "to_move": "south", "blocked": None})
+    left, _ = before.play(before.parse_move("A4<"))
+    right, _ = before.play(before.parse_move("A4>"))
+    assert left.to_json() == right.to_json()
+    assert left.to_json()["south"]["front"] == [1, 1, 1, 3, 10, 1, 1, 1]
+    assert left.to_json()["north"]["front"][4] == 0
+    verdict = infer_move(before, Observation.from_counts(left.to_json()))
+    assert verdict.status == "ambiguous" and verdict.moves == ()
+    assert {c.notations for c in verdict.candidates[:2]} == {("A4<",), ("A4>",)}
+    assert "the very same position" in verdict.message
+    # two moves that fit a view only because it is read unsurely are not said to be alike
+    obs = Observation.from_counts(board(**AFTER_A6_LEFT))
+    lp = obs.log_probs.copy()
+    for hole in ("A3", "A6", "A7"):
+        lp[HOLES.index(hole)] = np.log(np.full(COUNT_LEVELS, 1 / COUNT_LEVELS))
+    verdict = infer_move(Position.start(), Observation(lp))
+    assert verdict.status == "ambiguous" and "the very same position" not in verdict.message
