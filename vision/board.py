@@ -930,12 +930,16 @@ def fit_board(
                 return calibrated.corners, calibrated.hmat, calibrated.grid, calibrated.aspect
 
     # with a calibration's lattice at hand, the lattices of typical boards in the corners
-    # are not started from (GridConfig.calibrated_margin_starts)
+    # are not started from (GridConfig.calibrated_margin_starts), nor lattices respaced
+    # from one with an inner row void (calibrated_respace)
     margins = None if calibrated is None or cfg.grid.calibrated_margin_starts else ()
+    search = cfg
+    if calibrated is not None and not cfg.grid.calibrated_respace:
+        search = replace(cfg, grid=replace(cfg.grid, inner_row_void=None))
 
     def from_corners(view: np.ndarray) -> TopFace:
-        return _within_corners(view, corners, aspect, cfg, lap, fit_top_face(view, corners, aspect, cfg, lap),
-                               margins)
+        return _within_corners(view, corners, aspect, search, lap,
+                               fit_top_face(view, corners, aspect, search, lap), margins)
 
     fit = from_corners(image)
     if fit.grid.score < cfg.grid.min_lattice_score:

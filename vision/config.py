@@ -328,6 +328,13 @@ class GridConfig:
     # against 8 in 0.45 s without); over the 473 frames of 23 rendered games the readings were the same but
     # one pit of one frame with a hand over the board (docs/vision.md, thirty-ninth session)
     calibrated_margin_starts: bool = False
+    # ... and the fits of that search are not started again at other row pitches when an inner
+    # row shows no pits (inner_row_void): the calibration knows the rows. Game s179's frame
+    # 19 (a calibrated lattice scoring just under restart_below) made 90 lattice refits in
+    # 5.9 s, 64 of them respacing; over 681 frames of 33 rendered games the same readings and
+    # hands, all frames 74.5 -> 68.4 s, the slowest 4.5 -> 0.8 s (docs/vision.md, thirty-ninth
+    # session)
+    calibrated_respace: bool = False
     lattice_pitch_px: float = 40.0  # column pitch in the lattice view (top face, pits on a grid)
     lattice_border: float = 1.6  # pitches of surroundings kept around the outer pit centres
     # an axis of the lattice view whose two sides show no step beyond the pits' rims (each

@@ -333,3 +333,43 @@ def test_a_pit_read_surely_wrong_is_read_right_when_read_again() -> None:
     # nothing to look at again: no such pit, or a reading that kept no crops
     assert read_again(rec, ["Z9"]) is None
     assert read_again(dataclasses.replace(rec, crops=None), ["B1"]) is None
+
+
+def test_a_calibrated_frame_is_not_searched_at_other_row_pitches(monkeypatch) -> None:
+    # GridConfig.calibrated_respace (sample_images/hard/game_s179_frame_019, a frame of a
+    # rendered game, calibrated on its first frame game_s179_frame_000). Its calibrated
+    # lattice scores just under restart_below, so it is searched again from the corners;
+    # fits there with an inner row void were started again at other row pitches (64 of the
+    # frame's 90 lattice refits, 5.9 s). The calibration knows the rows: without that
+    # search, the same pits and counts
+    import dataclasses
+    import json
+
+    import cv2
+
+    import vision.board as board
+    from vision.config import DEFAULT
+
+    calls = []
+    respaced = board._respaced_rows
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return respaced(*args, **kwargs)
+
+    monkeypatch.setattr(board, "_respaced_rows", counted)
+    hard = Path(__file__).resolve().parents[2] / "sample_images" / "hard"
+    start = hard / "game_s179_frame_000.jpg"
+    south = json.loads(start.with_suffix(".json").read_text())["south_side"]
+    prof = calibrate_from_start(cv2.imread(str(start)), south=south)
+    frame = hard / "game_s179_frame_019.jpg"
+    label = json.loads(frame.with_suffix(".json").read_text())
+    rec = recognize(cv2.imread(str(frame)), south=south, profile=prof)
+    assert not DEFAULT.grid.calibrated_respace and calls == []
+    assert np.median(_pit_offsets(rec.pit_centers_px, label)) < 8.0
+    slow = dataclasses.replace(DEFAULT, grid=dataclasses.replace(DEFAULT.grid, calibrated_respace=True))
+    again = recognize(cv2.imread(str(frame)), south=south, profile=prof, cfg=slow)
+    assert len(calls) > 0  # the search it no longer makes
+    assert again.position == rec.position
+    shift = [np.hypot(*np.subtract(again.pit_centers_px[n], rec.pit_centers_px[n])) for n in HOLES]
+    assert max(shift) < 1.0
