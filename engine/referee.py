@@ -432,14 +432,14 @@ def disputed_pits(
     """The pits worth a closer look before the players are asked.
 
     For a verdict that is not accepted: the pits where one of the ``closest``
-    candidates (ranked as in :func:`infer_move`, those within
-    ``RefereeConfig.explain_nats`` of the best) predicts a count the reading holds more than ``nats`` less likely
-    than its best (the pits the camera saw untouched, left alone by the
-    candidate, do not count, as in :func:`infer_move`). At most ``most`` pits,
-    those of the largest deficits first; in HOLES order. A reading of them made
-    more closely (the vision's ``read_again``) is then refereed again: a pit
-    misread surely, and no legal move explains the view, or the moves told
-    apart by a pit read unsurely.
+    candidate boards (ranked as in :func:`infer_move`; those within
+    ``RefereeConfig.explain_nats`` of the best) predicts a count that the reading
+    holds more than ``nats`` less likely than its best (the pits the camera saw
+    untouched, left alone by the candidate, do not count, as in
+    :func:`infer_move`). At most ``most`` pits, those of the largest deficits
+    first; in HOLES order. A reading of them made more closely (the vision's
+    ``read_again``) is then refereed again: a pit misread surely, so that no
+    legal move explains the view, or the moves told apart by a pit read unsurely.
     """
     config = config or RefereeConfig()
     if verdict.status not in ("unexplained", "ambiguous"):

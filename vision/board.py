@@ -902,10 +902,11 @@ def fit_board(
     ``pits``: the 32 pit centres (image px, :data:`vision.holes.HOLES` order) a
     calibration found with these corners. The fit starts from their lattice (one
     lattice refit, ~40 ms, where the camera has not moved) and from the corners (a
-    comb search, restarted at other aspects when weak: 100-500 ms; not from the
-    lattices of typical boards in the corners, ``GridConfig.calibrated_margin_starts``)
-    only when that fit scores under ``GridConfig.restart_below``, and the better-scoring
-    of the two is kept (seeds in many pits weaken a fixed camera's rims). A fit searched from the corners
+    comb search, restarted at other aspects when weak: 100-500 ms; neither from the
+    lattices of typical boards in the corners, ``GridConfig.calibrated_margin_starts``,
+    nor respaced to other row pitches, ``calibrated_respace``) only when that fit
+    scores under ``GridConfig.restart_below``, and the better-scoring of the two is
+    kept (seeds in many pits weaken a fixed camera's rims). A fit searched from the corners
     (given, not the locate stage's) is kept within them (:func:`_within_corners`), and
     is searched again on a brightened copy of a dark photo when it finds no board
     (``LocateConfig.dark_retry_gamma``, as the locate stage does).

@@ -324,9 +324,10 @@ class GridConfig:
     # ... but not from those margins' lattices when a calibration's pits gave a lattice (weak,
     # under restart_below, or the corners would not be searched): the calibration's lattice
     # stands in for a typical board's. Their refits, with the searches for a doubled or
-    # respaced lattice, took up to 3 s a frame (game s103, frame 5: 57 lattice refits in 3.3 s,
-    # against 8 in 0.45 s without); over the 473 frames of 23 rendered games the readings were the same but
-    # one pit of one frame with a hand over the board (docs/vision.md, thirty-ninth session)
+    # respaced lattice, took up to 3 s a frame (game s103, frame 5: 57 lattice refits in
+    # 3.3 s, against 8 in 0.45 s without); over the 473 frames of 23 rendered games the
+    # readings were the same but one pit of one frame with a hand over the board
+    # (docs/vision.md, thirty-ninth session)
     calibrated_margin_starts: bool = False
     # ... and the fits of that search are not started again at other row pitches when an inner
     # row shows no pits (inner_row_void): the calibration knows the rows. Game s179's frame

@@ -61,6 +61,7 @@ def vision_read_again(recognition: Any, holes: Sequence[str]) -> Any:
 
     return read_again(recognition, holes)
 
+
 RECTIFIED_WIDTH = 640
 """Width in pixels of the board in the rectified image shown on the play page."""
 RECTIFIED_PAD = 0.04
@@ -365,10 +366,15 @@ class LiveReferee:
         holes = disputed_pits(self.position, observation, verdict, changed, self.referee)
         if not holes:
             return None
-        closer = self.look_again(recognition, holes)
-        if closer is None:
-            return None
-        observation = Observation.from_probabilities(closer.probabilities)
+        from vision.errors import VisionError
+
+        try:
+            closer = self.look_again(recognition, holes)
+            if closer is None:
+                return None
+            observation = Observation.from_probabilities(closer.probabilities)
+        except (VisionError, ValueError, cv2.error):
+            return None  # the first reading stands (and its verdict asks the players)
         return closer, observation, infer_move(self.position, observation, self.referee, changed), holes
 
     def _follow_branches(

@@ -409,3 +409,21 @@ def test_a_surely_misread_pit_is_looked_at_again_before_the_players_are_asked(ap
     assert asked[-1] == ("A4",)
     assert state["verdict"]["status"] == "accepted" and state["ply"] == 1
     assert state["reading"]["counts"]["A4"] == 1 and state["reading"]["looked_again"] == ["A4"]
+
+
+def test_a_closer_look_that_fails_leaves_the_first_reading(app, recognizer) -> None:
+    # a failing second reading (here bad probabilities) costs nothing: the view's first
+    # verdict stands and the players are asked
+    from tests.webui.conftest import FakeRecognition
+
+    def broken(recognition, holes):
+        return FakeRecognition(recognition.position, {"south": {}}, recognition.confidence,
+                               recognition.board_corners_px, recognition.status)
+
+    app.extensions["bao_live"].look_again = broken
+    client = app.test_client()
+    state = post_still(client, recognizer, after("A6<*"), misread={"A4": 2}).get_json()
+    assert state["verdict"]["status"] == "unexplained" and state["ply"] == 0
+    assert state["reading"]["counts"]["A4"] == 2 and "looked_again" not in state["reading"]
+    state = post_still(client, recognizer, after("A6<*")).get_json()
+    assert state["verdict"]["status"] == "accepted" and state["ply"] == 1
