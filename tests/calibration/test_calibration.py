@@ -165,6 +165,16 @@ def _hard_sample(name: str) -> tuple[np.ndarray, dict]:
     return cv2.imread(str(path)), json.loads(path.with_suffix(".json").read_text())
 
 
+def _calibrated_frame(game: str, frame: int) -> tuple[np.ndarray, dict, str, BoardProfile]:
+    """A frame of a rendered game kept in sample_images/hard/ (``game_sS_frame_NNN``), its
+    label, South's side and the profile calibrated on the game's first frame, as the
+    live app does."""
+    start, start_label = _hard_sample(f"{game}_frame_000")
+    south = start_label["south_side"]
+    image, label = _hard_sample(f"{game}_frame_{frame:03d}")
+    return image, label, south, calibrate_from_start(start, south=south)
+
+
 def _no_look(crops, counts):  # noqa: ANN001, ANN202
     return None  # (these renders are not start positions: the seed look is not what is tested)
 
@@ -276,17 +286,8 @@ def test_a_calibrated_camera_keeps_its_pits_when_seeds_weaken_their_rims() -> No
     # lattice scores 0.69, under restart_below, so the pits were searched again from the
     # corners, which found no lattice (0.25): "no 4x8 pit lattice on the board", though the
     # camera had not moved. The better-scoring fit of the two is kept
-    import json
-
-    import cv2
-
-    hard = Path(__file__).resolve().parents[2] / "sample_images" / "hard"
-    start = hard / "game_s103_frame_000.jpg"
-    south = json.loads(start.with_suffix(".json").read_text())["south_side"]
-    prof = calibrate_from_start(cv2.imread(str(start)), south=south)
-    frame = hard / "game_s103_frame_005.jpg"
-    label = json.loads(frame.with_suffix(".json").read_text())
-    rec = recognize(cv2.imread(str(frame)), south=south, profile=prof)
+    image, label, south, prof = _calibrated_frame("game_s103", 5)
+    rec = recognize(image, south=south, profile=prof)
     assert np.median(_pit_offsets(rec.pit_centers_px, label)) < 8.0
     got, truth = flatten(rec.position), flatten(label["position"])
     assert sum(got[n] != truth[n] for n in HOLES) <= 3
@@ -299,7 +300,7 @@ def test_a_calibrated_camera_keeps_its_pits_when_seeds_weaken_their_rims() -> No
 
     assert not DEFAULT.grid.calibrated_margin_starts
     slow = dataclasses.replace(DEFAULT, grid=dataclasses.replace(DEFAULT.grid, calibrated_margin_starts=True))
-    again = recognize(cv2.imread(str(frame)), south=south, profile=prof, cfg=slow)
+    again = recognize(image, south=south, profile=prof, cfg=slow)
     assert again.position == rec.position
     shift = [np.hypot(*np.subtract(again.pit_centers_px[n], rec.pit_centers_px[n])) for n in HOLES]
     assert max(shift) < 1.0
@@ -343,9 +344,6 @@ def test_a_calibrated_frame_is_not_searched_at_other_row_pitches(monkeypatch) ->
     # frame's 90 lattice refits, 5.9 s). The calibration knows the rows: without that
     # search, the same pits and counts
     import dataclasses
-    import json
-
-    import cv2
 
     import vision.board as board
     from vision.config import DEFAULT
@@ -358,17 +356,12 @@ def test_a_calibrated_frame_is_not_searched_at_other_row_pitches(monkeypatch) ->
         return respaced(*args, **kwargs)
 
     monkeypatch.setattr(board, "_respaced_rows", counted)
-    hard = Path(__file__).resolve().parents[2] / "sample_images" / "hard"
-    start = hard / "game_s179_frame_000.jpg"
-    south = json.loads(start.with_suffix(".json").read_text())["south_side"]
-    prof = calibrate_from_start(cv2.imread(str(start)), south=south)
-    frame = hard / "game_s179_frame_019.jpg"
-    label = json.loads(frame.with_suffix(".json").read_text())
-    rec = recognize(cv2.imread(str(frame)), south=south, profile=prof)
+    image, label, south, prof = _calibrated_frame("game_s179", 19)
+    rec = recognize(image, south=south, profile=prof)
     assert not DEFAULT.grid.calibrated_respace and calls == []
     assert np.median(_pit_offsets(rec.pit_centers_px, label)) < 8.0
     slow = dataclasses.replace(DEFAULT, grid=dataclasses.replace(DEFAULT.grid, calibrated_respace=True))
-    again = recognize(cv2.imread(str(frame)), south=south, profile=prof, cfg=slow)
+    again = recognize(image, south=south, profile=prof, cfg=slow)
     assert len(calls) > 0  # the search it no longer makes
     assert again.position == rec.position
     shift = [np.hypot(*np.subtract(again.pit_centers_px[n], rec.pit_centers_px[n])) for n in HOLES]
