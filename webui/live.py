@@ -392,6 +392,10 @@ class LiveReferee:
             self.branches = survivors
             names = ", ".join(" then ".join(b.notations) or "no move" for b in survivors[:6])
             message = f"still ambiguous: {names}"
+            first = survivors[0].position.to_json()
+            if all(b.position.to_json() == first for b in survivors[1:]):
+                # (e.g. a capture of 8 seeds sown from either kichwa: engine.referee)
+                message += "; each leaves the very same position, only the way the seeds went differs"
             status, moves = "ambiguous", []
         else:
             self.branches = []

@@ -427,3 +427,28 @@ def test_a_closer_look_that_fails_leaves_the_first_reading(app, recognizer) -> N
     assert state["reading"]["counts"]["A4"] == 2 and "looked_again" not in state["reading"]
     state = post_still(client, recognizer, after("A6<*")).get_json()
     assert state["verdict"]["status"] == "accepted" and state["ply"] == 1
+
+
+def test_two_moves_leaving_the_same_position_are_asked_about_on_every_view(app, recognizer) -> None:
+    # 2.2 / 2.2.2: South's A4 captures North's nyumba's 8 seeds, sown from either kichwa
+    # (A4 is none): A4< and A4> fill A1..A8 alike. The view cannot tell them apart; the
+    # players are asked, and told that only the way the seeds went differs, on the first
+    # view and on the next ones
+    before = {
+        "south": {"front": [0, 0, 0, 1, 9, 0, 0, 0], "back": [0, 0, 0, 0, 0, 0, 1, 1],
+                  "reserve": 18, "nyumba_owned": True},
+        "north": {"front": [1, 0, 3, 0, 8, 1, 3, 0], "back": [0] * 8, "reserve": 18, "nyumba_owned": True},
+        "to_move": "south", "blocked": None}
+    live = app.extensions["bao_live"]
+    live.new_game(start=before)
+    start = Position.from_json(before)
+    after_left, _ = start.play(start.parse_move("A4<"))
+    client = app.test_client()
+    state = post_still(client, recognizer, after_left).get_json()
+    assert state["verdict"]["status"] == "ambiguous" and state["needs_players"]
+    assert "the very same position" in state["verdict"]["message"]
+    state = post_still(client, recognizer, after_left).get_json()
+    assert state["verdict"]["status"] == "ambiguous" and state["verdict"]["message"].startswith("still ambiguous")
+    assert "the very same position" in state["verdict"]["message"]
+    state = client.post("/api/live/confirm", json={"moves": ["A4>"]}).get_json()
+    assert state["ply"] == 1 and state["moves"][-1]["move"] == "A4>"
