@@ -398,16 +398,29 @@ def change_evidence(before: np.ndarray, after: np.ndarray, changed: Mapping[str,
     return total
 
 
+SAME_POSITION = "each leaves the very same position, only the way the seeds went differs"
+"""Said of moves (or readings of an ambiguous stretch) that all lead to one position: the
+camera cannot tell them apart, and the players pick the one played (2.2.2: a capture of
+exactly 8 seeds sown from either kichwa fills the row alike)."""
+
+
+def same_position(positions: Iterable[Position]) -> bool:
+    """Whether the positions are all one: counts, reserves, nyumba, blocking and the
+    player to move."""
+    seen = [p.to_json() for p in positions]
+    return all(p == seen[0] for p in seen[1:])
+
+
 def _same_position(position: Position, group: Sequence[tuple[tuple[Move, ...], Any, Any, Any]]) -> bool:
     """Whether every hypothesis of ``group`` (moves from ``position``) leads to the same
-    position: counts, reserves, nyumba, blocking and the player to move."""
-    seen = []
+    position (:func:`same_position`)."""
+    ends = []
     for moves, *_ in group:
         current = position
         for move in moves:
             current, _ = current.play(move)
-        seen.append(current.to_json())
-    return all(p == seen[0] for p in seen[1:])
+        ends.append(current)
+    return same_position(ends)
 
 
 def _untouched(changed: Mapping[str, float] | None, config: RefereeConfig) -> np.ndarray:
@@ -544,9 +557,7 @@ def infer_move(
             names += [" ".join(h[1]) or "no move" for h in ranked[1]]
         message = "several moves fit the board: " + ", ".join(names[:6])
         if len(best_group) > 1 and margin >= config.margin_nats and _same_position(position, best_group):
-            # (2.2.2: a capture of exactly 8 seeds sown from either kichwa fills the row alike)
-            message += ("; each leaves the very same position, only the way the seeds went differs: "
-                        "pick the one played")
+            message += f"; {SAME_POSITION}: pick the one played"
         return verdict("ambiguous", (), message)
     if not best[0]:
         return verdict("unchanged", (), "no move: the board is as it was")

@@ -27,6 +27,7 @@ import numpy as np
 from engine import Position
 from engine.referee import (
     HOLES,
+    SAME_POSITION,
     Branch,
     Observation,
     RefereeConfig,
@@ -36,6 +37,7 @@ from engine.referee import (
     disputed_pits,
     follow,
     infer_move,
+    same_position,
     split,
 )
 from vision.decode import status_pits
@@ -292,11 +294,8 @@ class LiveReferee:
                 return None
             status = list(getattr(recognition, "status", []) or [])
             corners = recognition.board_corners_px
-            confidence = {h: round(float(c), 3) for h, c in _holes_of(recognition.confidence).items()}
             reading: dict[str, Any] = {
-                "counts": _holes_of(recognition.position),
-                "confidence": confidence,
-                "low_confidence": low_confidence_pits(status, confidence, self.low_confidence),
+                **self._pit_readings(recognition, status),
                 "corners": [[float(x), float(y)] for x, y in corners],
                 "status": status,
                 "frame_size": [int(image.shape[1]), int(image.shape[0])],
@@ -336,11 +335,7 @@ class LiveReferee:
                 closer = self._look_again(recognition, observation, verdict, changed)
                 if closer is not None:
                     recognition, observation, verdict, holes = closer
-                    confidence = {h: round(float(c), 3) for h, c in _holes_of(recognition.confidence).items()}
-                    reading["counts"] = _holes_of(recognition.position)
-                    reading["confidence"] = confidence
-                    reading["low_confidence"] = low_confidence_pits(status, confidence, self.low_confidence)
-                    reading["looked_again"] = list(holes)
+                    reading.update(self._pit_readings(recognition, status), looked_again=list(holes))
                 if self.branches and verdict.status != "accepted":
                     result = self._follow_branches(image, observation, changed_since_branch)
                 else:
@@ -354,6 +349,15 @@ class LiveReferee:
                 self.latencies_ms.append(latency)
                 result["latency_ms"] = round(latency, 1)
                 return result
+
+    def _pit_readings(self, recognition: Any, status: Sequence[str]) -> dict[str, Any]:
+        """The reading's per-pit fields: counts, confidence and the pits to highlight."""
+        confidence = {h: round(float(c), 3) for h, c in _holes_of(recognition.confidence).items()}
+        return {
+            "counts": _holes_of(recognition.position),
+            "confidence": confidence,
+            "low_confidence": low_confidence_pits(status, confidence, self.low_confidence),
+        }
 
     def _look_again(
         self, recognition: Any, observation: Observation, verdict: Verdict, changed: dict[str, float] | None
@@ -392,10 +396,8 @@ class LiveReferee:
             self.branches = survivors
             names = ", ".join(" then ".join(b.notations) or "no move" for b in survivors[:6])
             message = f"still ambiguous: {names}"
-            first = survivors[0].position.to_json()
-            if all(b.position.to_json() == first for b in survivors[1:]):
-                # (e.g. a capture of 8 seeds sown from either kichwa: engine.referee)
-                message += "; each leaves the very same position, only the way the seeds went differs"
+            if same_position(b.position for b in survivors):
+                message += f"; {SAME_POSITION}"
             status, moves = "ambiguous", []
         else:
             self.branches = []
