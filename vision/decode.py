@@ -107,13 +107,14 @@ def decode(
 ) -> Decoded:
     """Most likely position from (32, 41) per-pit distributions (HOLES order).
 
-    ``occluded`` (32 bools) marks pits whose rim is hidden: their distribution is
-    flattened. Those read as fewer than ``hand_heap_from`` seeds are covered by
-    something else than seeds: their confidence is 0 and they are named in
-    ``occluded_pits``. A heap hides its own rim too (on renders, 75 of the 85 pits
-    with hidden rims and no hand over them were read as 5 or more): such a pit
-    keeps the confidence of its flattened distribution and is named with the
-    uncertain pits, not as occluded.
+    ``occluded`` (32 bools) marks pits whose rim is hidden. Those read as fewer than
+    ``hand_heap_from`` seeds are covered by something else than seeds: their
+    distribution is flattened (``occluded_flatten``), their confidence is 0 and they
+    are named in ``occluded_pits``. A heap hides its own rim too (on renders, 75 of the
+    85 pits with hidden rims and no hand over them were read as 5 or more): such a pit
+    keeps its own distribution, already widened as a heap's (``occluded_heap_flatten``;
+    flattened, it made the cheapest pit to empty when the total was cut to 64), and is
+    named with the uncertain pits when unsure, not as occluded.
     ``hand_over_board`` is reported when ``hand_min_pits`` neighbouring pits are
     occluded and read as fewer than ``hand_heap_from`` seeds, or one occluded pit is
     most likely empty (``covered_empty``): a heap hides a rim too, but it is read as
@@ -142,7 +143,8 @@ def decode(
     hidden = occ & (mode < cfg.hand_heap_from)
     hidden_names = [n for n, h in zip(HOLES, hidden, strict=True) if h]
     uniform = np.full(cfg.max_count + 1, 1.0 / (cfg.max_count + 1))
-    p[occ] = 0.5 * p[occ] + 0.5 * uniform
+    share = np.where(mode < cfg.hand_heap_from, cfg.occluded_flatten, cfg.occluded_heap_flatten)[occ, None]
+    p[occ] = (1.0 - share) * p[occ] + share * uniform
     logp = np.log(np.maximum(p, 1e-12))
     free = logp.argmax(axis=1)
     implied = int(free.sum())
