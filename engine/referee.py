@@ -404,6 +404,15 @@ camera cannot tell them apart, and the players pick the one played (2.2.2: a cap
 exactly 8 seeds sown from either kichwa fills the row alike)."""
 
 
+FEWER_SEEN = ("fewer seeds seen there than the closest move leaves: seeds may lie hidden under or "
+              "behind others, so look at the pit before picking")
+"""Said of an unexplained view whose closest candidate differs from the reading only by
+pits read with fewer seeds (at most ``HIDDEN_PITS`` of them): seeds hidden by seeds are the
+camera's commonest sure misreading (docs/vision.md, thirty-ninth and fortieth sessions)."""
+
+HIDDEN_PITS = 2
+
+
 def same_position(positions: Iterable[Position]) -> bool:
     """Whether the positions are all one: counts, reserves, nyumba, blocking and the
     player to move."""
@@ -545,11 +554,12 @@ def infer_move(
         closest = ", ".join(" ".join(c.notations) or "no move" for c in candidates[:3])
         diff = candidates[0].difference(observed)
         where = ", ".join(f"{h} {d['expected']}→{d['observed']}" for h, d in list(diff.items())[:6])
+        fewer = 0 < len(diff) <= HIDDEN_PITS and all(d["observed"] < d["expected"] for d in diff.values())
         return verdict(
             "unexplained", (),
             f"no legal move explains the board (seen {observed_total} seeds on the board, "
             f"{expected_total} expected for the closest move); closest: {closest}; "
-            f"differences: {where}",
+            f"differences: {where}" + (f"; {FEWER_SEEN}" if fewer else ""),
         )
     if len(best_group) > 1 or margin < config.margin_nats:
         names = [" ".join(h[1]) or "no move" for h in best_group]

@@ -233,6 +233,25 @@ def test_change_map_separates_moves_the_counts_cannot() -> None:
     assert verdict.status == "accepted" and verdict.moves[0].notation == "A7<*"
 
 
+def test_a_pit_read_with_fewer_seeds_than_the_closest_move_leaves_says_they_may_be_hidden() -> None:
+    # A6<* (2.3) leaves 7 seeds in A5; the camera saw 5 there (two hidden under the others):
+    # no legal move fits, and the verdict says the seeds may be hidden (FEWER_SEEN)
+    from engine.referee import FEWER_SEEN
+
+    seen = board(**(AFTER_A6_LEFT | {"A5": 5}))
+    verdict = infer_move(Position.start(), Observation.from_counts(seen))
+    assert verdict.status == "unexplained" and verdict.candidates[0].notations == ("A6<*",)
+    assert verdict.difference == {"A5": {"expected": 7, "observed": 5}}
+    assert verdict.message.endswith(FEWER_SEEN)
+    # more seeds seen than the move leaves (B1 0 -> 2 above) are no hidden seeds
+    more = infer_move(Position.start(), Observation.from_counts(board(**(AFTER_A6_LEFT | {"B1": 2}))))
+    assert more.status == "unexplained" and FEWER_SEEN not in more.message
+    # nor fewer seen in three pits: HIDDEN_PITS
+    three = board(**(AFTER_A6_LEFT | {"A5": 5, "a5": 4, "a6": 1}))
+    many = infer_move(Position.start(), Observation.from_counts(three))
+    assert many.status == "unexplained" and len(many.difference) == 3 and FEWER_SEEN not in many.message
+
+
 def test_change_map_does_not_make_a_contradicted_move_explain() -> None:
     # seeds put into B1 (the camera saw B1 change): no legal move does that (2.3)
     seen = board(**(AFTER_A6_LEFT | {"B1": 2}))
