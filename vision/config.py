@@ -547,19 +547,21 @@ class DecodeConfig:
     # neighbouring heaps of 5-7 on near-black wood were the only false hands in 372 clean
     # renders; none of the 60 hand renders needed them)
     hand_heap_from: int = 5
-    # An occluded pit's distribution is mixed with a uniform one over 0..40 (its rim hidden,
-    # something may lie over it): this share for pits read as fewer than hand_heap_from
-    # seeds, and ``occluded_heap_flatten`` for those read as more (a heap hiding its own rim,
-    # already widened by the counter, vision.cnn.widen). At 0.5 the total's constraint took
-    # a heap of 13 to 0 (synth_613_0033: its free reading 84 seeds, a7's 0 cost 1.3 nats).
-    # At 0, over 171 photos (seeds 617 and 619, heap set 631 and three games, none tuned on;
-    # synth_613_0030-0033): 6 pits changed, all nearer the truth (synth_613_0033's a7
-    # 0 -> 11 of 13, A8 21 -> 12 of 12, two more; two of synth_619_0019 one seed nearer);
-    # the same statuses; the truth's log loss 0.2243 -> 0.2225 (the 137 without a hand);
-    # heaps of 16+ inside their 90 % interval 54/54 either way (docs/vision.md, fortieth
-    # session)
+    # An occluded pit's distribution is mixed with a uniform one: this share over 0..40 for
+    # pits read as fewer than hand_heap_from seeds (covered: the count is unknown), and
+    # ``occluded_heap_flatten`` from ``occluded_heap_from`` x the reading's mode up to 40 for
+    # those read as more (a heap hiding its own rim holds about as many seeds as are read or
+    # more: seeds hide seeds). Spread over 0..40 (before the fortieth session), the total's
+    # constraint took a heap of 13 to 0 (synth_613_0033: its free reading 84 seeds, a7's 0
+    # cost 1.3 nats); now a7 9 (13) and A8 14 (12). Over 207 photos rendered this session
+    # (seeds 617, 619, 641, heap set 631, three games): the same readings but two pits, each
+    # one seed nearer; the same statuses; the truth's log loss 0.2335 -> 0.2327; heaps of
+    # 16+ inside their 90 % interval 66/66 (with no spread 65/66: a heap of 22 read as 6).
+    # 0.6 was chosen on these photos (1.0 and 0.8: a heap of 18 read as 24 fell outside)
+    # (docs/vision.md, fortieth session)
     occluded_flatten: float = 0.5
-    occluded_heap_flatten: float = 0.0
+    occluded_heap_flatten: float = 0.5
+    occluded_heap_from: float = 0.6
     covered_empty: bool = True  # ... or one occluded pit most likely empty (its rim hidden by no seeds)
     # A pit read as empty whose rim shows weakly (evidence < ``unlike_evidence`` x the
     # median pit's) and whose crop differs from this board's surely empty pits (a template

@@ -112,9 +112,10 @@ def decode(
     distribution is flattened (``occluded_flatten``), their confidence is 0 and they
     are named in ``occluded_pits``. A heap hides its own rim too (on renders, 75 of the
     85 pits with hidden rims and no hand over them were read as 5 or more): such a pit
-    keeps its own distribution, already widened as a heap's (``occluded_heap_flatten``;
-    flattened, it made the cheapest pit to empty when the total was cut to 64), and is
-    named with the uncertain pits when unsure, not as occluded.
+    has its distribution spread upwards only, from ``occluded_heap_from`` x its reading
+    (``occluded_heap_flatten``: seeds hide seeds, so it holds about as many as are read or
+    more; spread over 0..40, it made the cheapest pit to empty when the total was cut to
+    64), and is named with the uncertain pits when unsure, not as occluded.
     ``hand_over_board`` is reported when ``hand_min_pits`` neighbouring pits are
     occluded and read as fewer than ``hand_heap_from`` seeds, or one occluded pit is
     most likely empty (``covered_empty``): a heap hides a rim too, but it is read as
@@ -142,9 +143,16 @@ def decode(
     # hides its own rim too, but is read as many)
     hidden = occ & (mode < cfg.hand_heap_from)
     hidden_names = [n for n, h in zip(HOLES, hidden, strict=True) if h]
-    uniform = np.full(cfg.max_count + 1, 1.0 / (cfg.max_count + 1))
-    share = np.where(mode < cfg.hand_heap_from, cfg.occluded_flatten, cfg.occluded_heap_flatten)[occ, None]
-    p[occ] = (1.0 - share) * p[occ] + share * uniform
+    # a covered pit's count is unknown: half its distribution spread over 0..40; a heap
+    # hiding its own rim holds about as many seeds as are read or more (seeds hide seeds):
+    # half spread from occluded_heap_from x its reading up
+    levels = np.arange(cfg.max_count + 1)
+    heap = mode >= cfg.hand_heap_from
+    for i in np.flatnonzero(occ):
+        lo = int(cfg.occluded_heap_from * mode[i]) if heap[i] else 0
+        share = cfg.occluded_heap_flatten if heap[i] else cfg.occluded_flatten
+        spread = (levels >= lo) / float(cfg.max_count + 1 - lo)
+        p[i] = (1.0 - share) * p[i] + share * spread
     logp = np.log(np.maximum(p, 1e-12))
     free = logp.argmax(axis=1)
     implied = int(free.sum())

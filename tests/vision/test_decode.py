@@ -122,15 +122,19 @@ def test_one_hidden_rim_with_no_seed_in_sight_is_a_hand_but_a_heap_is_not() -> N
     covered = decode(peaked({"A5": 6, "a5": 6, "A6": 4, "a6": 4}), occ)
     assert "hand_over_board" in covered.status
     assert "occluded_pits:B3" in covered.status
-    # a heap of 22 hides its own rim: no hand, and not covered either; its reading, as
-    # widened as a heap's is (here a Gaussian of sd 3: 0.13 at 22), is uncertain
+    # a heap of 22 hides its own rim: no hand, and not covered either. Its reading (widened
+    # as a heap's is: here a Gaussian of sd 3, 0.13 at 22) is spread upwards, half of it
+    # over 13..40 (DecodeConfig.occluded_heap_from 0.6 x 22: seeds hide seeds), and is
+    # uncertain; fewer than 13 seeds stay as unlikely as read
     probs = peaked({"A5": 6, "a5": 6})
     probs[HOLES.index("B3")] = heap_reading(22, 3.0)
     heap = decode(probs, occ)
     assert "hand_over_board" not in heap.status
     assert not any(s.startswith("occluded_pits") for s in heap.status)
     assert "B3" in next(s for s in heap.status if s.startswith("uncertain_pits:")).split(":")[1].split(",")
-    assert heap.counts["B3"] == 22 and 0.1 < heap.confidence["B3"] < 0.15
+    assert heap.counts["B3"] == 22 and heap.confidence["B3"] == pytest.approx(0.5 * 0.1330 + 0.5 / 28, abs=1e-3)
+    spread = heap.probabilities["B3"]
+    assert spread[12] < 1e-3 and spread[0] < 1e-6 and spread[40] == pytest.approx(0.5 / 28, abs=1e-4)
 
 
 def test_neighbouring_hidden_heaps_are_no_hand() -> None:
@@ -140,7 +144,7 @@ def test_neighbouring_hidden_heaps_are_no_hand() -> None:
     occ[[HOLES.index(n) for n in ("A3", "B2")]] = True
     heaps = decode(peaked({"A3": 6, "B2": 7, "A5": 6, "a5": 6}), occ)
     assert heaps.counts["A3"] == 6 and heaps.counts["B2"] == 7
-    assert heaps.confidence["A3"] == pytest.approx(0.9)  # as read (DecodeConfig.occluded_heap_flatten)
+    assert "uncertain_pits:A3,B2" in heaps.status  # (half spread upwards: occluded_heap_flatten)
     assert "hand_over_board" not in heaps.status
     assert not any(s.startswith("occluded_pits") for s in heaps.status)
     few = decode(peaked({"A3": 1, "B2": 2, "A5": 6, "a5": 6}), occ)
@@ -206,11 +210,11 @@ def test_a_heap_hiding_its_own_rim_is_not_emptied_to_meet_the_total() -> None:
     # far too high, so the free reading held more than the 64 seeds of mtaji, and the
     # decode emptied a7. Here A8 is read around 25 (sd 3), a7 around 13 (sd 2.5), 39 more
     # seeds elsewhere, read surely: 77, 13 too many.
-    # Flattened as a covered pit (half its distribution spread over 0..40: 0.012 at 0
-    # against 0.092 at 13), a7 is the cheapest to empty: all 13 come off it (2.0 nats).
-    # A heap hiding its own rim keeps its own distribution (DecodeConfig.
-    # occluded_heap_flatten 0): the 13 seeds come off both heaps as their readings allow
-    # (a7 -5 and A8 -8 cost 25 / 12.5 + 64 / 18 = 5.6 nats; a7 emptied, 169 / 12.5 = 13.5).
+    # Spread as a covered pit's (half its distribution over 0..40: 0.012 at 0 against
+    # 0.092 at 13), a7 was the cheapest to empty: all 13 came off it (2.0 nats). A heap
+    # hiding its own rim holds about as many seeds as are read or more: half of it is now
+    # spread from 0.6 x 13 up only (DecodeConfig.occluded_heap_from), so a7 keeps 7 and A8
+    # gives the other 7 (a7 at 0: 1.1e-7 against 0.019 at 7, 12 nats more).
     import dataclasses
 
     from vision.config import DEFAULT
@@ -222,8 +226,9 @@ def test_a_heap_hiding_its_own_rim_is_not_emptied_to_meet_the_total() -> None:
     occ = np.zeros(32, bool)
     occ[HOLES.index("a7")] = True
     dec = decode(probs, occ, expected_total=64)
-    assert dec.total == 64 and (dec.counts["a7"], dec.counts["A8"]) == (8, 17)
+    assert dec.total == 64 and (dec.counts["a7"], dec.counts["A8"]) == (7, 18)
     assert not any(s.startswith("occluded_pits") for s in dec.status)
+    assert "total_implausible:77" in dec.status  # the free reading's 77 seeds, said
     # as it was decoded before: the heap emptied
-    flat = dataclasses.replace(DEFAULT.decode, occluded_heap_flatten=0.5)
-    assert (decode(probs, occ, expected_total=64, cfg=flat).counts["a7"], dec.total) == (0, 64)
+    before = dataclasses.replace(DEFAULT.decode, occluded_heap_from=0.0)
+    assert (decode(probs, occ, expected_total=64, cfg=before).counts["a7"], dec.total) == (0, 64)
