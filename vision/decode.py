@@ -147,10 +147,9 @@ def decode(
     # hiding its own rim holds about as many seeds as are read or more (seeds hide seeds):
     # half spread from occluded_heap_from x its reading up
     levels = np.arange(cfg.max_count + 1)
-    heap = mode >= cfg.hand_heap_from
     for i in np.flatnonzero(occ):
-        lo = int(cfg.occluded_heap_from * mode[i]) if heap[i] else 0
-        share = cfg.occluded_heap_flatten if heap[i] else cfg.occluded_flatten
+        lo = 0 if hidden[i] else int(cfg.occluded_heap_from * mode[i])
+        share = cfg.occluded_flatten if hidden[i] else cfg.occluded_heap_flatten
         spread = (levels >= lo) / float(cfg.max_count + 1 - lo)
         p[i] = (1.0 - share) * p[i] + share * spread
     logp = np.log(np.maximum(p, 1e-12))
