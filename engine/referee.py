@@ -28,7 +28,11 @@ observation (deficit at most ``RefereeConfig.explain_nats`` in all and
 hypothesis that predicts a different board by ``RefereeConfig.margin_nats``.
 Otherwise it is ``unexplained`` (nothing legal fits: the pit-by-pit difference
 to the closest candidates is reported) or ``ambiguous`` (several fit: the
-candidates are listed for the players to pick). Nothing is ever guessed.
+candidates are listed for the players to pick). Nothing is ever guessed: the
+readings an ambiguous view leaves (:func:`split`), or an unexplained one whose
+closest candidates differ from it only by seeds hidden (:func:`tentative`), are
+kept as branches, and a move is logged only once a later view is explained by
+exactly one of them (:func:`follow`).
 
 Example::
 
@@ -84,6 +88,17 @@ class RefereeConfig:
         untouched_below: with a change map, pits whose change probability is
             below this are taken as untouched: a hypothesis leaving them alone
             is not held to their (mis)read counts.
+        tentative_nats: after a view no legal move explains, the readings kept
+            for the later views to decide (:func:`tentative`): its candidates
+            scoring at most this much below the closest.
+        tentative_pits: ... and predicting a board that differs from the reading's
+            most likely counts in at most this many pits, each read with fewer
+            seeds than it holds (seeds hidden by seeds, the camera's commonest
+            sure misreading). A board further from the reading says little about
+            what was played, and a later view could not tell it from the truth:
+            pits the camera saw untouched since are not held to their counts.
+        unexplained_views: how many views in a row no legal move explains a kept
+            reading may pass through before it is dropped.
     """
 
     explain_nats: float = 10.0
@@ -92,6 +107,9 @@ class RefereeConfig:
     pairs: bool = True
     candidates: int = 5
     untouched_below: float = 0.1
+    tentative_nats: float = 8.0
+    tentative_pits: int = 3
+    unexplained_views: int = 1
 
 
 def board_vector(position_json: Mapping[str, Any]) -> np.ndarray:
@@ -554,7 +572,7 @@ def infer_move(
         closest = ", ".join(" ".join(c.notations) or "no move" for c in candidates[:3])
         diff = candidates[0].difference(observed)
         where = ", ".join(f"{h} {d['expected']}→{d['observed']}" for h, d in list(diff.items())[:6])
-        fewer = 0 < len(diff) <= HIDDEN_PITS and all(d["observed"] < d["expected"] for d in diff.values())
+        fewer = _fewer_seen(candidates[0], observed, HIDDEN_PITS)
         return verdict(
             "unexplained", (),
             f"no legal move explains the board (seen {observed_total} seeds on the board, "
@@ -605,32 +623,41 @@ class Branch:
         notations: the moves since the last logged position, in full notation.
         verdicts: their verdicts.
         score: log-likelihood of every view since the ambiguity under this reading.
+        unexplained: how many of those views no legal move explained: this reading
+            took their closest candidate (:func:`tentative`).
+        explained: whether the latest view was explained by this reading.
     """
 
     position: Position
     notations: tuple[str, ...]
     verdicts: tuple[MoveVerdict, ...]
     score: float
+    unexplained: int = 0
+    explained: bool = True
 
 
 def _grow(base: Position, prefix: tuple[str, ...], verdicts: tuple[MoveVerdict, ...], score: float,
-          candidate: Candidate) -> Branch:
+          candidate: Candidate, unexplained: int = 0) -> Branch:
     current = base
     grown = list(verdicts)
     for move in candidate.moves:
         after, trace = current.play(move)
         grown.append(describe_move(current, move, after, trace))
         current = after
-    return Branch(current, prefix + candidate.notations, tuple(grown), score + candidate.total)
+    return Branch(current, prefix + candidate.notations, tuple(grown), score + candidate.total,
+                  unexplained, candidate.explains)
 
 
-def _prune(branches: list[Branch], config: RefereeConfig, keep: int = 8) -> list[Branch]:
+def _prune(branches: list[Branch], config: RefereeConfig, keep: int = 8, within: float | None = None) -> list[Branch]:
+    """The branches scoring at most ``within`` (default ``margin_nats``) below the best,
+    one per move sequence, best first, at most ``keep``."""
     if not branches:
         return []
+    within = config.margin_nats if within is None else within
     best = max(b.score for b in branches)
     unique: dict[tuple[str, ...], Branch] = {}
     for b in sorted(branches, key=lambda b: -b.score):
-        if b.score >= best - config.margin_nats:
+        if b.score >= best - within:
             unique.setdefault(b.notations, b)
     return list(unique.values())[:keep]
 
@@ -639,6 +666,47 @@ def split(position: Position, verdict: Verdict, config: RefereeConfig | None = N
     """The branches of an ``ambiguous`` verdict: its explaining candidates close to the best."""
     config = config or RefereeConfig()
     return _prune([_grow(position, (), (), 0.0, c) for c in verdict.candidates if c.explains], config)
+
+
+def _closest(base: Branch | None, position: Position, verdict: Verdict, config: RefereeConfig) -> list[Branch]:
+    """The readings an unexplained view leaves: each of its candidates at most
+    ``tentative_nats`` below the closest whose board differs from the reading only by
+    fewer seeds seen, in at most ``tentative_pits`` pits; grown from ``base`` (None:
+    from ``position``)."""
+    if not verdict.candidates:
+        return []
+    best = max(c.total for c in verdict.candidates)
+    prefix, verdicts, score, unexplained = ((), (), 0.0, 0) if base is None else (
+        base.notations, base.verdicts, base.score, base.unexplained)
+    kept = [c for c in verdict.candidates
+            if c.total >= best - config.tentative_nats and _fewer_seen(c, verdict.observed, config.tentative_pits)]
+    return [_grow(position, prefix, verdicts, score, c, unexplained + 1) for c in kept]
+
+
+def _fewer_seen(candidate: Candidate, observed: np.ndarray, pits: int) -> bool:
+    """Whether the reading differs from the candidate's board only by fewer seeds seen,
+    in one to ``pits`` pits."""
+    diff = candidate.difference(observed)
+    return 0 < len(diff) <= pits and all(d["observed"] < d["expected"] for d in diff.values())
+
+
+def tentative(position: Position, verdict: Verdict, config: RefereeConfig | None = None) -> list[Branch]:
+    """The readings kept after an ``unexplained`` verdict, for the later views to decide.
+
+    A view no legal move explains is most often a pit or two read with seeds
+    hidden by seeds (docs/vision.md) over a board that did follow a legal move.
+    The candidates whose board differs from the reading only so (fewer seeds seen
+    in at most ``RefereeConfig.tentative_pits`` pits), at most
+    ``RefereeConfig.tentative_nats`` below the closest, are kept as branches, and
+    :func:`follow` lets each later view extend or kill them: one left standing
+    that explains a later view decides the stretch, as after an ambiguity. None
+    are kept for a view that differs otherwise from every candidate; the players
+    can pick the move at any time.
+    """
+    config = config or RefereeConfig()
+    if verdict.status != "unexplained":
+        raise ValueError(f"tentative readings are for an unexplained verdict, not {verdict.status!r}")
+    return _prune(_closest(None, position, verdict, config), config, within=config.tentative_nats)
 
 
 def follow(
@@ -652,15 +720,31 @@ def follow(
     ``changed`` is the change map against the previous view (the one every
     branch claims to show). Branches that cannot explain the view die, and so
     do those ``margin_nats`` behind the best; one survivor decides the stretch.
+    When no branch explains the view, each is extended by its closest
+    candidates instead (as :func:`tentative`; their ``explained`` is False),
+    unless it has passed ``unexplained_views`` such views already.
     """
     config = config or RefereeConfig()
     grown: list[Branch] = []
+    closest: list[Branch] = []
+    missed: list[Branch] = []
     for branch in branches:
         verdict = infer_move(branch.position, observation, config, changed)
         if verdict.status == "game_over":  # nothing more can happen in this reading
-            grown.append(replace(branch, score=branch.score + verdict.candidates[0].score))
+            grown.append(replace(branch, score=branch.score + verdict.candidates[0].score, explained=True))
             continue
         for candidate in verdict.candidates:
             if candidate.explains:
-                grown.append(_grow(branch.position, branch.notations, branch.verdicts, branch.score, candidate))
-    return _prune(grown, config)
+                grown.append(_grow(branch.position, branch.notations, branch.verdicts, branch.score,
+                                   candidate, branch.unexplained))
+        if branch.unexplained < config.unexplained_views:
+            closest += _closest(branch, branch.position, verdict, config)
+        if verdict.candidates and not verdict.candidates[0].explains:
+            missed.append(_grow(branch.position, branch.notations, branch.verdicts, branch.score,
+                                verdict.candidates[0], branch.unexplained + 1))
+    if grown:
+        # a reading that only just fails this view (a seed hidden again, say) while
+        # scoring as well as one that explains it stays, so it does not decide alone
+        best = max(b.score for b in grown)
+        return _prune(grown + [b for b in missed if b.score >= best - config.margin_nats], config)
+    return _prune(closest, config, within=config.tentative_nats)

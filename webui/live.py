@@ -39,6 +39,7 @@ from engine.referee import (
     infer_move,
     same_position,
     split,
+    tentative,
 )
 from vision.decode import status_pits
 from vision.motion import MotionConfig, SettleDetector, pit_changes
@@ -238,9 +239,9 @@ class LiveReferee:
         self.open_game(latest)
         return latest
 
-    def _log(self, verdict_moves: Sequence[Any], source: str) -> None:
+    def _log(self, verdict_moves: Sequence[Any], source: str, note: str | None = None) -> None:
         assert self.game_id is not None
-        rows = [(m.notation, m.to_json(), m.position) for m in verdict_moves]
+        rows = [(m.notation, m.to_json() | ({"note": note} if note else {}), m.position) for m in verdict_moves]
         self.store.append_moves(self.game_id, rows, source, self.ply)
         for m in verdict_moves:
             self.position.push(self.position.parse_move(m.notation))
@@ -336,12 +337,16 @@ class LiveReferee:
                 if closer is not None:
                     recognition, observation, verdict, holes = closer
                     reading.update(self._pit_readings(recognition, status), looked_again=list(holes))
-                if self.branches and verdict.status != "accepted":
-                    result = self._follow_branches(image, observation, changed_since_branch)
+                if self.branches and not self._settles(verdict, changed):
+                    result = self._follow_branches(image, observation, changed_since_branch, verdict)
                 else:
                     result = self._settle_verdict(verdict, "camera")
                     if verdict.status == "ambiguous":
                         self.branches = split(self.position, verdict, self.referee)
+                        self._branch_view = image
+                    elif verdict.status == "unexplained":
+                        # kept for the later views to decide, while the players are asked
+                        self.branches = tentative(self.position, verdict, self.referee)
                         self._branch_view = image
                 if result.get("status") in ("accepted", "unchanged"):
                     self._reference = (image, self.ply)
@@ -381,27 +386,62 @@ class LiveReferee:
             return None  # the first reading stands (and its verdict asks the players)
         return closer, observation, infer_move(self.position, observation, self.referee, changed), holes
 
+    def _settles(self, verdict: Verdict, changed: dict[str, float] | None) -> bool:
+        """Whether a view refereed from the accepted position ends a pending stretch by
+        itself: a move accepted; or, after a view no move explained (no ambiguity among
+        the readings kept), the board as it was, with the camera seeing no pit change
+        since the accepted position's view (``changed`` against it), so that view was a
+        misreading, not a move."""
+        if verdict.status == "accepted":
+            return True
+        return (verdict.status == "unchanged" and changed is not None
+                and any(b.unexplained for b in self.branches))
+
     def _follow_branches(
-        self, image: np.ndarray, observation: Observation, changed: dict[str, float] | None
+        self, image: np.ndarray, observation: Observation, changed: dict[str, float] | None, direct: Verdict
     ) -> dict[str, Any]:
-        """An ambiguity is pending: let this view extend (or kill) each possible reading."""
+        """An ambiguity, or a view no move explained, is pending: let this view extend
+        (or kill) each possible reading."""
         survivors = follow(self.branches, observation, self.referee, changed)
         self._branch_view = image
-        if len(survivors) == 1 and survivors[0].notations:
+        names = ", ".join(" then ".join(b.notations) or "no move" for b in survivors[:6])
+        if len(survivors) == 1 and survivors[0].explained:
             branch = survivors[0]
-            self._log(branch.verdicts, "camera")
-            message = " then ".join(branch.notations) + " (legal; the ambiguity resolved by the later views)"
-            status, moves = "accepted", [v.to_json() for v in branch.verdicts]
-        elif survivors:
+            played = " then ".join(branch.notations)
+            if not branch.notations:
+                self.branches = []
+                self.pending = None
+                message = "no move: the board is as it was"
+                status, moves = "unchanged", []
+            elif branch.unexplained:
+                note = (f"accepted though {branch.unexplained} view(s) on the way fitted no legal move: "
+                        "the later views fit only this reading")
+                self._log(branch.verdicts, "camera", note)
+                message = f"{played} (legal; {note})"
+                status, moves = "accepted", [v.to_json() | {"note": note} for v in branch.verdicts]
+            else:
+                self._log(branch.verdicts, "camera")
+                message = played + " (legal; the ambiguity resolved by the later views)"
+                status, moves = "accepted", [v.to_json() for v in branch.verdicts]
+        elif any(b.explained for b in survivors):
             self.branches = survivors
-            names = ", ".join(" then ".join(b.notations) or "no move" for b in survivors[:6])
             message = f"still ambiguous: {names}"
             if same_position(b.position for b in survivors):
                 message += f"; {SAME_POSITION}"
             status, moves = "ambiguous", []
+        elif survivors:
+            self.branches = survivors
+            message = (f"still no legal move explains the board; the readings kept, closest first: {names} "
+                       "(the later views decide, or pick the move(s) played)")
+            status, moves = "unexplained", []
+        elif direct.status == "unexplained":
+            # no reading kept fits any more: start again from the accepted position
+            self.pending = direct
+            self.branches = tentative(self.position, direct, self.referee)
+            return self._settle_verdict(direct, "camera")
         else:
             self.branches = []
-            message = "no reading of the ambiguous moves explains this view: please confirm or correct"
+            message = "no reading kept explains this view: please confirm or correct"
             status, moves = "unexplained", []
         best = max((b.score for b in survivors), default=0.0)
         self.verdict = {

@@ -351,6 +351,30 @@ def test_ambiguous_view_is_settled_by_the_next_one(client, recognizer) -> None:
     assert state["needs_players"] is False and state["verdict"]["status"] == "accepted"
 
 
+def test_views_no_move_explains_are_decided_by_a_later_one(client, recognizer) -> None:
+    # A6<* (2.3) seen with A4's seed hidden (read 0 where the move leaves 1), then North's
+    # reply seen with it still hidden: no legal move (nor pair of moves) explains either
+    # view. The referee asks the players but keeps the closest readings; South's next
+    # move, read cleanly, fits only A6<* then North's reply: all three are logged, each
+    # with a note saying so. Nothing had been logged before that view
+    mid = after("A6<*")
+    north = "a6<"  # captures A3's seed (2.2), leaves A4's
+    state = post_still(client, recognizer, mid, misread={"A4": 0}).get_json()
+    assert state["verdict"]["status"] == "unexplained" and state["needs_players"] and state["ply"] == 0
+    state = post_still(client, recognizer, after("A6<*", north), misread={"A4": 0}).get_json()
+    assert state["verdict"]["status"] == "unexplained" and state["ply"] == 0
+    assert f"closest: A6<* {north}," in state["verdict"]["message"]
+    pos = after("A6<*", north)
+    south = pos.notation(pos.legal_moves[0])
+    state = post_still(client, recognizer, after("A6<*", north, south)).get_json()
+    assert [m["move"] for m in state["moves"]] == ["A6<*", north, south]
+    assert state["verdict"]["status"] == "accepted" and not state["needs_players"]
+    assert "fitted no legal move" in state["verdict"]["message"]
+    game = client.get(f"/api/games/{state['game_id']}").get_json()
+    assert all("fitted no legal move" in m["verdict"]["note"] for m in game["moves"])
+    assert game["moves"][-1]["position"] == after("A6<*", north, south).to_json()
+
+
 def test_the_rectified_board_is_shown_with_its_surroundings(client, recognizer) -> None:
     # the page's "board as read" image keeps 4 % of the board's width around it, so the
     # outline can be checked against the wood's own edge; the reading says where the

@@ -103,6 +103,8 @@ def verdict_line(ply: int, move: dict[str, Any]) -> str:
         bits.append(f"nyumba {move['nyumba']}")
     if move["game_over"]:
         bits.append(f"game over: {move['winner']} wins ({move['reason']})")
+    if move.get("note"):
+        bits.append(f"({move['note']})")
     return "  ".join(bits)
 
 

@@ -24,6 +24,7 @@
     if (v.captured) bits.push(`captured ${v.captured}`);
     if (v.nyumba) bits.push(`nyumba: ${v.nyumba}`);
     if (v.game_over) bits.push(`game over: ${v.winner} wins`);
+    if (v.note) bits.push(v.note);
     return bits.filter(Boolean).join(" · ");
   }
 
