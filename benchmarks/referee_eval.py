@@ -24,13 +24,18 @@ Figures per game and in total:
 - time from the board settling (the settled view is taken) to the verdict:
   vision + inference, median / 95th percentile / max, in ms.
 
+With ``--no-players`` nobody answers or takes back a move, as with ``bao referee``:
+the figures are then the moves the referee logs by itself (a wrong one stays in the
+log and is counted under wrong accepted).
+
 Usage::
 
-    python3 benchmarks/referee_eval.py [--games sample_images/games] [--mode video|stills]
+    python3 benchmarks/referee_eval.py [--games sample_images/games] [--mode video|stills] [--no-players]
 
 Writes ``benchmarks/results/referee_eval.json`` (``referee_eval_stills.json``
 for ``--mode stills``: only the settled frames, each read as a still, like
-``bao referee`` on a folder of photos).
+``bao referee`` on a folder of photos; ``referee_eval_no_players.json`` for
+``--no-players``).
 """
 
 from __future__ import annotations
@@ -99,6 +104,12 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
             waited.clear()
         if status == "accepted":
             logged_now = [m.notation for m in live.store.get(live.game_id).moves]
+            if not args.players:
+                fresh = logged_now[-len(verdict["moves"]):]
+                if fresh != truth[len(logged_now) - len(fresh):len(logged_now)]:
+                    nonlocal_wrong.append({"frame": entry["file"], "logged": fresh,
+                                           "truth": truth[len(logged_now) - len(fresh):len(logged_now)]})
+                return
             if logged_now != truth[: len(logged_now)]:
                 # a wrong move was logged: the players take it back and say what was played
                 nonlocal_wrong.append({"frame": entry["file"], "logged": logged_now[-len(verdict["moves"]):],
@@ -119,6 +130,8 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
                 ambiguous += 1
             events.append({"frame": entry["file"], "ply": live.ply, "status": status,
                            "message": verdict["message"][:300]})
+            if not args.players:
+                return  # nobody answers: the referee goes on by itself (as `bao referee` does)
             if status == "ambiguous" and live.branches and not waited:
                 # the players need not answer at once: the next view may settle it
                 waited.append(entry["file"])
@@ -188,11 +201,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-read-again", dest="read_again", action="store_false",
                         help="referee each view on its first reading only (default: the pits no legal move "
                         "agrees with are read again more closely first)")
+    parser.add_argument("--no-players", dest="players", action="store_false",
+                        help="nobody answers the referee's questions or takes back a wrong move (as with "
+                        "`bao referee`): the moves it logs by itself are counted, and a wrong one stays")
     parser.add_argument("--limit", type=int, default=0, help="only the first N games")
     parser.add_argument("--out", help="results file (default benchmarks/results/referee_eval[_stills].json)")
     args = parser.parse_args(argv)
     if not args.out:
-        suffix = "" if args.mode == "video" else "_stills"
+        suffix = ("" if args.mode == "video" else "_stills") + ("" if args.players else "_no_players")
         args.out = str(ROOT / "benchmarks" / "results" / f"referee_eval{suffix}.json")
     sys.path.insert(0, str(ROOT))
     folders = sorted(p.parent for p in Path(args.games).glob("*/game.json"))

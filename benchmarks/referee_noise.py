@@ -1,0 +1,178 @@
+"""The referee on simulated readings: how often a misread view stops it, or fools it.
+
+No images: random legal games are "seen" through a noise model of the vision's
+per-pit count probabilities and fed to the live referee (:class:`webui.live.LiveReferee`,
+one still view a move, sometimes one view for two moves) with nobody answering its
+questions, as ``bao referee`` runs. The camera's change map between views is
+simulated too (a pit whose seeds changed is seen changed, one left alone mostly not).
+
+The noise model, per view and pit (count c):
+
+- hidden seeds: a pit of 2 or more seeds is read surely one short with probability
+  ``--hidden`` (0.03); the misreading stays while the pit is left alone, as a seed
+  hidden behind another stays hidden;
+- one off: read surely c - 1 or c + 1 with probability ``--off`` (0.01), afresh at
+  every view;
+- otherwise peaked on c (probability 0.9, the rest spread with noise).
+
+A change map marks a changed pit 0.9 and an untouched one 0.03 (0.5 with
+probability 0.03: a shadow, a seed nudged).
+
+Figures: moves logged correctly (the game's move at that ply), wrong moves logged,
+views no move explained, and plies left unlogged at the end. Writes
+``benchmarks/results/referee_noise.json``.
+
+Usage::
+
+    python3 benchmarks/referee_noise.py [--games 200] [--moves 24] [--seed 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from engine import Position  # noqa: E402
+from engine.referee import HOLES, board_vector  # noqa: E402
+
+
+class SimulatedCamera:
+    """Frames are 8x8 images whose first pixel numbers the view; the reader looks it up."""
+
+    def __init__(self, seed: int, hidden: float, off: float) -> None:
+        self.misreads = np.random.default_rng([seed, 1])  # drawn once a view, whatever the referee does
+        self.rng = np.random.default_rng([seed, 2])  # the readings' and change maps' own noise
+        self.hidden = hidden
+        self.off = off
+        self.views: list[tuple[np.ndarray, np.ndarray]] = []  # (true counts, read counts)
+        self._hidden_now: dict[int, int] = {}  # pit -> count it was hidden at
+
+    def view(self, counts: np.ndarray) -> np.ndarray:
+        read = counts.copy()
+        for i, c in enumerate(counts):
+            c = int(c)
+            if self._hidden_now.get(i) not in (None, c):
+                del self._hidden_now[i]  # the pit was touched: what hid the seed moved
+            hide, off, up = self.misreads.random(3)
+            if i in self._hidden_now or (c >= 2 and hide < self.hidden):
+                self._hidden_now[i] = c
+                read[i] = c - 1
+            elif off < self.off:
+                read[i] = max(0, c + (1 if up < 0.5 else -1))
+        self.views.append((counts.copy(), read))
+        image = np.zeros((8, 8, 3), np.uint8)
+        code = len(self.views)
+        image[0, 0] = (code % 256, code // 256, 0)
+        return image
+
+    def code(self, image: np.ndarray) -> int:
+        return int(image[0, 0, 0]) + 256 * int(image[0, 0, 1])
+
+    def recognize(self, image: np.ndarray, south: str = "bottom", profile: Any = None) -> Any:
+        from types import SimpleNamespace
+
+        _, read = self.views[self.code(image) - 1]
+        probs = np.full((32, 41), 0.1 / 40)
+        probs *= self.rng.uniform(0.5, 1.5, probs.shape)
+        probs[np.arange(32), np.minimum(read, 40)] = 0.9
+        probs /= probs.sum(axis=1, keepdims=True)
+        nested: dict[str, Any] = {}
+        position: dict[str, Any] = {}
+        for side, base in (("south", 0), ("north", 16)):
+            nested[side] = {row: [list(probs[base + k * 8 + j]) for j in range(8)]
+                            for k, row in enumerate(("front", "back"))}
+            position[side] = {row: [int(read[base + k * 8 + j]) for j in range(8)]
+                              for k, row in enumerate(("front", "back"))}
+        confidence = {s: {r: [0.9] * 8 for r in ("front", "back")} for s in ("south", "north")}
+        centres = {h: [float(i % 8), float(i // 8)] for i, h in enumerate(HOLES)}
+        return SimpleNamespace(position=position, probabilities=nested, confidence=confidence,
+                               board_corners_px=[[0, 0], [7, 0], [7, 7], [0, 7]], status=[],
+                               pit_centers_px=centres)
+
+    def pit_changes(self, before: np.ndarray, after: np.ndarray, centres: Any, config: Any = None) -> Any:
+        a, _ = self.views[self.code(before) - 1]
+        b, _ = self.views[self.code(after) - 1]
+        out = {}
+        for i, h in enumerate(HOLES):
+            if a[i] != b[i]:
+                out[h] = 0.9
+            else:
+                out[h] = 0.5 if self.rng.random() < 0.03 else 0.03
+        return out
+
+
+def play_game(seed: int, args: argparse.Namespace) -> dict[str, Any]:
+    import webui.live as live_module
+    from webui.live import LiveReferee
+    from webui.sources import Frame
+    from webui.store import GameStore
+
+    rng = np.random.default_rng([seed, 0])  # the game's moves and skipped views
+    camera = SimulatedCamera(seed, args.hidden, args.off)
+    live_module.pit_changes = camera.pit_changes  # the simulated camera's change map
+    live = LiveReferee(GameStore("sqlite://:memory:"), camera.recognize, look_again=None)
+    live.new_game()
+    position = Position.start()
+    truth: list[str] = []
+    unexplained = 0
+    seen_at = None
+    live.feed(Frame(camera.view(board_vector(position.to_json())), 0.0, still=True, name="start"))
+    while len(truth) < args.moves and not position.is_game_over():
+        move = position.legal_moves[int(rng.integers(len(position.legal_moves)))]
+        truth.append(position.notation(move))
+        position.push(move)
+        if rng.random() < args.skip and len(truth) < args.moves and not position.is_game_over():
+            continue  # the next view shows two moves
+        live.feed(Frame(camera.view(board_vector(position.to_json())), 0.0, still=True, name=str(len(truth))))
+        verdict = live.verdict
+        if verdict and verdict.get("at") != seen_at:
+            seen_at = verdict.get("at")
+            unexplained += verdict["status"] == "unexplained"
+    logged = [m.notation for m in live.store.get(live.game_id).moves]
+    correct = 0
+    for a, b in zip(logged, truth, strict=False):
+        if a != b:
+            break
+        correct += 1
+    return {"seed": seed, "moves": len(truth), "logged": len(logged), "correct": correct,
+            "wrong": len(logged) - correct, "unexplained_views": unexplained}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--moves", type=int, default=24)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--hidden", type=float, default=0.03)
+    parser.add_argument("--off", type=float, default=0.01)
+    parser.add_argument("--skip", type=float, default=0.1, help="share of views showing two moves")
+    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "referee_noise.json"))
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    games = [play_game(args.seed * 100003 + g, args) for g in range(args.games)]
+    total = {k: sum(g[k] for g in games) for k in ("moves", "logged", "correct", "wrong", "unexplained_views")}
+    total["games_wrong"] = sum(1 for g in games if g["wrong"])
+    total["games_complete"] = sum(1 for g in games if g["correct"] == g["moves"])
+    total["wall_s"] = round(time.perf_counter() - started, 1)
+    print(f"{args.games} games, {total['moves']} moves: {total['correct']} logged correctly "
+          f"({total['games_complete']} games complete), {total['wrong']} logged wrong or after a wrong one "
+          f"({total['games_wrong']} games), {total['unexplained_views']} unexplained views; {total['wall_s']} s")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"settings": {k: v for k, v in vars(args).items() if k != "out"},
+                               "total": total, "games": games}, indent=1) + "\n")
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
