@@ -81,3 +81,35 @@ def test_referee_reads_a_video_when_the_board_settles(tmp_path, monkeypatch, cap
     assert main(["referee", str(path), "--south", "bottom", "--json"]) == 0
     assert [d["move"] for d in json.loads(capsys.readouterr().out)] == played
     assert reader.calls == 5  # one reading per settled board; the short hand views never read
+
+
+def test_referee_goes_on_past_views_read_with_a_seed_hidden(tmp_path, recognizer, monkeypatch, capsys) -> None:
+    # Nobody answers `bao referee`. South's A6<* (2.3) is seen with A4's seed hidden (read 0
+    # where the move leaves 1), and so is North's reply a6< (2.2, a capture leaving A4
+    # alone): no legal move, nor pair of moves, explains either view, and the closest
+    # are kept. South's next move, seen cleanly, fits only them: all three are logged,
+    # with the note. North's next move seen with a seed hidden again ends the stills: it
+    # is not logged, and the referee says which readings were left
+    monkeypatch.setattr(vision.pipeline, "recognize", recognizer)
+    folder = tmp_path / "stills"
+    folder.mkdir()
+    pos = Position.start()
+    cv2.imwrite(str(folder / "000.png"), recognizer.frame(pos))
+    pos.push(pos.parse_move("A6<*"))
+    cv2.imwrite(str(folder / "001.png"), recognizer.frame(pos, misread={"A4": 0}))
+    pos.push(pos.parse_move("a6<"))
+    cv2.imwrite(str(folder / "002.png"), recognizer.frame(pos, misread={"A4": 0}))
+    south = pos.notation(pos.legal_moves[0])
+    pos.push(pos.legal_moves[0])
+    cv2.imwrite(str(folder / "003.png"), recognizer.frame(pos))
+    last = pos.legal_moves[0]
+    name = pos.notation(last)
+    after_last = pos.play(last)[0].to_json()
+    hole, count = next((f"a{i + 1}", c) for i, c in enumerate(after_last["north"]["front"]) if c >= 2)
+    cv2.imwrite(str(folder / "004.png"), recognizer.frame(after_last, misread={hole: count - 1}))
+    assert main(["referee", str(folder), "--south", "bottom"]) == 0
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    assert [line.split()[1] for line in lines] == ["A6<*", "a6<", south]
+    assert all("fitted no legal move" in line for line in lines)
+    assert f"not logged: the readings still possible: {name}" in captured.err
