@@ -499,6 +499,8 @@ class LiveReferee:
             if self.reading is not None:
                 self.reading["counts"] = board
             result = self._settle_verdict(verdict, "players")
+            if verdict.status == "unchanged":
+                self.branches = []  # the players say nothing was played: no kept reading stands
             if verdict.status in ("accepted", "unchanged") and self._last_view is not None:
                 self._reference = (self._last_view, self.ply)
             return result

@@ -132,6 +132,19 @@ def test_correcting_counts_resolves_a_misread(client, recognizer) -> None:
     assert state["ply"] == 1 and state["moves"][0]["move"] == "A6<*"
 
 
+def test_players_saying_nothing_was_played_drop_the_readings_kept(app, recognizer) -> None:
+    # A6<* (2.3) seen with A4's seed hidden: the referee keeps A6<* as a reading for the
+    # later views; the players' counts say the board is still the start: nothing is kept
+    client = app.test_client()
+    live = app.extensions["bao_live"]
+    state = post_still(client, recognizer, after("A6<*"), misread={"A4": 0}).get_json()
+    assert state["verdict"]["status"] == "unexplained" and live.branches
+    start = {"A3": 0, "A4": 0, "A5": 6, "A6": 2}
+    state = client.post("/api/live/correct", json={"counts": start}).get_json()
+    assert state["verdict"]["status"] == "unchanged" and not state["needs_players"]
+    assert live.branches == [] and state["ply"] == 0
+
+
 def test_bad_corrections_are_json_errors(client) -> None:
     r = client.post("/api/live/correct", json={"counts": {"Z9": 1}})
     assert r.status_code == 400 and "Z9" in r.get_json()["error"]["message"]
