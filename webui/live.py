@@ -194,6 +194,9 @@ class LiveReferee:
         # an ambiguous stretch: the readings still possible, and the view they all claim to show
         self.branches: list[Branch] = []
         self._branch_view: np.ndarray | None = None
+        # the reading of the unexplained view the kept readings come from, and the best
+        # score any of them got on it
+        self._kept_view: tuple[Observation, float] | None = None
         self.source: FrameSource | None = None
         self.source_info: dict[str, Any] = {"kind": "browser", "running": False, "ended": False}
         self._thread: threading.Thread | None = None
@@ -346,7 +349,7 @@ class LiveReferee:
                         self._branch_view = image
                     elif verdict.status == "unexplained":
                         # kept for the later views to decide, while the players are asked
-                        self.branches = tentative(self.position, verdict, self.referee)
+                        self._keep_tentative(verdict, observation)
                         self._branch_view = image
                 if result.get("status") in ("accepted", "unchanged"):
                     self._reference = (image, self.ply)
@@ -386,16 +389,31 @@ class LiveReferee:
             return None  # the first reading stands (and its verdict asks the players)
         return closer, observation, infer_move(self.position, observation, self.referee, changed), holes
 
+    def _keep_tentative(self, verdict: Verdict, observation: Observation) -> None:
+        """Keep an unexplained view's closest readings (:func:`engine.referee.tentative`)."""
+        self.branches = tentative(self.position, verdict, self.referee)
+        best = max((observation.score(board_vector(b.position.to_json())) for b in self.branches), default=None)
+        self._kept_view = None if best is None else (observation, best)
+
     def _settles(self, verdict: Verdict, changed: dict[str, float] | None) -> bool:
         """Whether a view refereed from the accepted position ends a pending stretch by
         itself: a move accepted; or, after a view no move explained (no ambiguity among
         the readings kept), the board as it was, with the camera seeing no pit change
         since the accepted position's view (``changed`` against it), so that view was a
-        misreading, not a move."""
+        misreading, not a move.
+
+        A pair of moves accepted after an unexplained view does not settle it when its
+        first move's board fits that view ``margin_nats`` worse than a reading kept from
+        it: the pair would ignore what that view showed (the kept readings are followed
+        instead)."""
+        tentative_pending = any(b.unexplained for b in self.branches)
         if verdict.status == "accepted":
+            if tentative_pending and self._kept_view is not None and len(verdict.moves) == 2:
+                seen, best = self._kept_view
+                first = seen.score(board_vector(verdict.moves[0].position))
+                return first >= best - self.referee.margin_nats
             return True
-        return (verdict.status == "unchanged" and changed is not None
-                and any(b.unexplained for b in self.branches))
+        return verdict.status == "unchanged" and changed is not None and tentative_pending
 
     def _follow_branches(
         self, image: np.ndarray, observation: Observation, changed: dict[str, float] | None, direct: Verdict
@@ -437,7 +455,7 @@ class LiveReferee:
         elif direct.status == "unexplained":
             # no reading kept fits any more: start again from the accepted position
             self.pending = direct
-            self.branches = tentative(self.position, direct, self.referee)
+            self._keep_tentative(direct, observation)
             return self._settle_verdict(direct, "camera")
         else:
             self.branches = []

@@ -132,6 +132,23 @@ def test_correcting_counts_resolves_a_misread(client, recognizer) -> None:
     assert state["ply"] == 1 and state["moves"][0]["move"] == "A6<*"
 
 
+def test_a_pair_of_moves_that_the_unexplained_view_contradicts_is_not_logged(client, recognizer) -> None:
+    # The first view shows A6<* (2.3) with A4's seed hidden: unexplained, A6<* kept. The
+    # next view shows, cleanly, A7<* then North's a5<: from the start that pair explains it
+    # alone, but the view before showed A6<*'s board, not A7<*'s (A6 read 0 where A7<*
+    # leaves 3, A7 2 where it leaves 0): the two views disagree, so the players are asked
+    # and nothing is logged
+    state = post_still(client, recognizer, after("A6<*"), misread={"A4": 0}).get_json()
+    assert state["verdict"]["status"] == "unexplained" and state["ply"] == 0
+    state = post_still(client, recognizer, after("A7<*", "a5<")).get_json()
+    assert state["verdict"]["status"] == "unexplained" and state["needs_players"]
+    assert state["ply"] == 0 and state["moves"] == []
+    # with no such view before it, the same view logs the pair
+    state = client.post("/api/live/new", json={}).get_json()
+    state = post_still(client, recognizer, after("A7<*", "a5<")).get_json()
+    assert [m["move"] for m in state["moves"]] == ["A7<*", "a5<"]
+
+
 def test_players_saying_nothing_was_played_drop_the_readings_kept(app, recognizer) -> None:
     # A6<* (2.3) seen with A4's seed hidden: the referee keeps A6<* as a reading for the
     # later views; the players' counts say the board is still the start: nothing is kept
