@@ -26,7 +26,8 @@ Figures per game and in total:
 
 With ``--no-players`` nobody answers or takes back a move, as with ``bao referee``:
 the figures are then the moves the referee logs by itself (a wrong one stays in the
-log and is counted under wrong accepted).
+log and is counted under wrong accepted; one of several moves leaving the very same
+position, which it logs with a note as no view can tell them apart, is counted apart).
 
 Usage::
 
@@ -69,8 +70,15 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
     # the moves the frames show (a sequence may stop before the game's end)
     shown = max(int(e["after_move"]) for e in source.entries)
     truth: list[str] = list(source.game["moves"])[:shown]
+    from engine import Position
+
+    replay = Position.start() if source.game.get("start") is None else Position.from_json(source.game["start"])
+    truth_positions = []
+    for text in truth:
+        replay.push(replay.parse_move(text))
+        truth_positions.append(replay.to_json())
     live = LiveReferee(GameStore("sqlite://:memory:"), recognize,
-                       motion=MotionConfig(settle_seconds=args.settle))
+                       motion=MotionConfig(settle_seconds=args.settle), players=args.players)
     if not args.read_again:
         live.look_again = None
     live.south_side = source.south_side
@@ -89,6 +97,7 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
     unexplained = ambiguous = human = 0
     events: list[dict[str, Any]] = []
     nonlocal_wrong: list[dict[str, Any]] = []
+    same_position: list[dict[str, Any]] = []
     waited: list[str] = []  # an ambiguity left to the next view
     seen_verdict_at = None
     started = time.perf_counter()
@@ -105,10 +114,15 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
         if status == "accepted":
             logged_now = [m.notation for m in live.store.get(live.game_id).moves]
             if not args.players:
-                fresh = logged_now[-len(verdict["moves"]):]
-                if fresh != truth[len(logged_now) - len(fresh):len(logged_now)]:
-                    nonlocal_wrong.append({"frame": entry["file"], "logged": fresh,
-                                           "truth": truth[len(logged_now) - len(fresh):len(logged_now)]})
+                rows = live.store.get(live.game_id).moves
+                fresh = rows[-len(verdict["moves"]):]
+                at = len(rows) - len(fresh)
+                if [m.notation for m in fresh] != truth[at:len(rows)]:
+                    # another move leaving the very same position (logged with a note) is not wrong
+                    kind = ("same_position" if [m.position for m in fresh] == truth_positions[at:len(rows)]
+                            else "wrong")
+                    (same_position if kind == "same_position" else nonlocal_wrong).append(
+                        {"frame": entry["file"], "logged": [m.notation for m in fresh], "truth": truth[at:len(rows)]})
                 return
             if logged_now != truth[: len(logged_now)]:
                 # a wrong move was logged: the players take it back and say what was played
@@ -175,6 +189,7 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
         "ambiguous": ambiguous,
         "needing_human": human,
         "wrong_accepted": len(nonlocal_wrong),
+        "same_position_logged": len(same_position),
         "reads": len(live.latencies_ms),
         "latency_ms": {"median": round(float(np.nanmedian(lat)), 1),
                        "p95": round(float(np.nanpercentile(lat, 95)), 1),
@@ -184,6 +199,7 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
                              for i, (a, b) in enumerate(zip(logged, truth, strict=False)) if a != b), None),
         "events": events[:20],
         "wrong": nonlocal_wrong[:20],
+        "same_position": same_position[:20],
     }
 
 
@@ -233,13 +249,16 @@ def main(argv: list[str] | None = None) -> int:
         "ambiguous": sum(r["ambiguous"] for r in results),
         "needing_human": sum(r["needing_human"] for r in results),
         "wrong_accepted": sum(r["wrong_accepted"] for r in results),
+        "same_position_logged": sum(r["same_position_logged"] for r in results),
         "latency_ms_max": max(r["latency_ms"]["max"] for r in results),
         "latency_ms_median_of_games": sorted(r["latency_ms"]["median"] for r in results)[len(results) // 2],
     }
     print(f"TOTAL: {total['correct']}/{total['moves']} moves logged correctly, "
           f"{total['false_illegal_alarms']} false illegal alarms, {total['needing_human']} needing a human, "
           f"{total['wrong_accepted']} wrong accepted, "
-          f"latency max {total['latency_ms_max']} ms")
+          + (f"{total['same_position_logged']} logged as another move leaving the same position, "
+             if not args.players else "")
+          + f"latency max {total['latency_ms_max']} ms")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     note = ("latency_ms is settle -> verdict (vision + inference) in this process; on the page the "

@@ -18,8 +18,10 @@ The noise model, per view and pit (count c):
 A change map marks a changed pit 0.9 and an untouched one 0.03 (0.5 with
 probability 0.03: a shadow, a seed nudged).
 
-Figures: moves logged correctly (the game's move at that ply), wrong moves logged,
-views no move explained, and plies left unlogged at the end. Writes
+Figures: moves logged correctly (the game's move at that ply), moves logged as another
+move leaving the very same position (``bao referee`` logs one of such moves, with a
+note, as no later view can tell them apart), wrong moves logged (a move leaving another
+position, and every move after it), and views no move explained. Writes
 ``benchmarks/results/referee_noise.json``.
 
 Usage::
@@ -119,10 +121,11 @@ def play_game(seed: int, args: argparse.Namespace) -> dict[str, Any]:
     rng = np.random.default_rng([seed, 0])  # the game's moves and skipped views
     camera = SimulatedCamera(seed, args.hidden, args.off)
     live_module.pit_changes = camera.pit_changes  # the simulated camera's change map
-    live = LiveReferee(GameStore("sqlite://:memory:"), camera.recognize, look_again=None)
+    live = LiveReferee(GameStore("sqlite://:memory:"), camera.recognize, look_again=None, players=False)
     live.new_game()
     position = Position.start()
     truth: list[str] = []
+    truth_positions: list[dict[str, Any]] = []
     unexplained = 0
     seen_at = None
     live.feed(Frame(camera.view(board_vector(position.to_json())), 0.0, still=True, name="start"))
@@ -130,6 +133,7 @@ def play_game(seed: int, args: argparse.Namespace) -> dict[str, Any]:
         move = position.legal_moves[int(rng.integers(len(position.legal_moves)))]
         truth.append(position.notation(move))
         position.push(move)
+        truth_positions.append(position.to_json())
         if rng.random() < args.skip and len(truth) < args.moves and not position.is_game_over():
             continue  # the next view shows two moves
         live.feed(Frame(camera.view(board_vector(position.to_json())), 0.0, still=True, name=str(len(truth))))
@@ -137,14 +141,17 @@ def play_game(seed: int, args: argparse.Namespace) -> dict[str, Any]:
         if verdict and verdict.get("at") != seen_at:
             seen_at = verdict.get("at")
             unexplained += verdict["status"] == "unexplained"
-    logged = [m.notation for m in live.store.get(live.game_id).moves]
-    correct = 0
-    for a, b in zip(logged, truth, strict=False):
-        if a != b:
-            break
-        correct += 1
-    return {"seed": seed, "moves": len(truth), "logged": len(logged), "correct": correct,
-            "wrong": len(logged) - correct, "unexplained_views": unexplained}
+    log = live.store.get(live.game_id).moves
+    correct = same = 0
+    for m, b, after in zip(log, truth, truth_positions, strict=False):
+        if m.position != after:
+            break  # this move and every later one are wrong
+        if m.notation == b:
+            correct += 1
+        else:
+            same += 1  # another move leaving the very same position (logged with a note)
+    return {"seed": seed, "moves": len(truth), "logged": len(log), "correct": correct,
+            "same_position": same, "wrong": len(log) - correct - same, "unexplained_views": unexplained}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -159,11 +166,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     started = time.perf_counter()
     games = [play_game(args.seed * 100003 + g, args) for g in range(args.games)]
-    total = {k: sum(g[k] for g in games) for k in ("moves", "logged", "correct", "wrong", "unexplained_views")}
+    total = {k: sum(g[k] for g in games)
+             for k in ("moves", "logged", "correct", "same_position", "wrong", "unexplained_views")}
     total["games_wrong"] = sum(1 for g in games if g["wrong"])
-    total["games_complete"] = sum(1 for g in games if g["correct"] == g["moves"])
+    total["games_complete"] = sum(1 for g in games if g["correct"] + g["same_position"] == g["moves"])
     total["wall_s"] = round(time.perf_counter() - started, 1)
-    print(f"{args.games} games, {total['moves']} moves: {total['correct']} logged correctly "
+    print(f"{args.games} games, {total['moves']} moves: {total['correct']} logged correctly and "
+          f"{total['same_position']} as another move leaving the same position "
           f"({total['games_complete']} games complete), {total['wrong']} logged wrong or after a wrong one "
           f"({total['games_wrong']} games), {total['unexplained_views']} unexplained views; {total['wall_s']} s")
     out = Path(args.out)

@@ -159,8 +159,14 @@ class LiveReferee:
         low_confidence: float = 0.8,
         auto_calibrate: bool = False,
         look_again: LookAgain | None = vision_read_again,
+        players: bool = True,
     ) -> None:
         self.store = store
+        self.players = players
+        """Whether anyone can answer the referee's questions. Without players (``bao
+        referee``), moves the camera can never tell apart, as they leave the very same
+        position, are logged as the first of them with a note naming the others, rather
+        than left waiting for an answer that will not come."""
         self.recognize = recognize
         self.look_again = look_again
         """Reads again the pits no legal move agrees with before the players are asked
@@ -347,6 +353,7 @@ class LiveReferee:
                     if verdict.status == "ambiguous":
                         self.branches = split(self.position, verdict, self.referee)
                         self._branch_view = image
+                        result = self._log_indistinguishable(self.branches) or result
                     elif verdict.status == "unexplained":
                         # kept for the later views to decide, while the players are asked
                         self._keep_tentative(verdict, observation)
@@ -388,6 +395,29 @@ class LiveReferee:
         except (VisionError, ValueError, cv2.error):
             return None  # the first reading stands (and its verdict asks the players)
         return closer, observation, infer_move(self.position, observation, self.referee, changed), holes
+
+    def _log_indistinguishable(self, branches: list[Branch]) -> dict[str, Any] | None:
+        """Without players: readings that all explain the view and all leave the very same
+        position are logged as the first, with a note naming the others (None when that
+        does not apply)."""
+        if self.players or len(branches) < 2 or not all(b.explained for b in branches):
+            return None
+        if not same_position(b.position for b in branches):
+            return None
+        first, others = branches[0], [" then ".join(b.notations) for b in branches[1:]]
+        note = (f"the camera cannot tell it from {' or '.join(others)}: each leaves the very same position, "
+                "so this one was logged with nobody to ask")
+        self._log(first.verdicts, "camera", note)
+        self.verdict = {
+            "status": "accepted",
+            "message": f"{' then '.join(first.notations)} (legal; {note})",
+            "moves": [v.to_json() | {"note": note} for v in first.verdicts],
+            "candidates": [],
+            "difference": {},
+            "at": time.time(),
+            "ply": self.ply,
+        }
+        return self.verdict
 
     def _keep_tentative(self, verdict: Verdict, observation: Observation) -> None:
         """Keep an unexplained view's closest readings (:func:`engine.referee.tentative`)."""
@@ -443,6 +473,9 @@ class LiveReferee:
                 status, moves = "accepted", [v.to_json() for v in branch.verdicts]
         elif any(b.explained for b in survivors):
             self.branches = survivors
+            logged = self._log_indistinguishable(survivors)
+            if logged is not None:
+                return logged
             message = f"still ambiguous: {names}"
             if same_position(b.position for b in survivors):
                 message += f"; {SAME_POSITION}"

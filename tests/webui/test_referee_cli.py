@@ -113,3 +113,25 @@ def test_referee_goes_on_past_views_read_with_a_seed_hidden(tmp_path, recognizer
     assert [line.split()[1] for line in lines] == ["A6<*", "a6<", south]
     assert all("fitted no legal move" in line for line in lines)
     assert f"not logged: the readings still possible: {name}" in captured.err
+
+
+def test_referee_logs_one_of_moves_leaving_the_very_same_position(tmp_path, recognizer, monkeypatch, capsys) -> None:
+    # North to move with a4's single seed in kunamua: a4< and a4> are both legal (2.2) and
+    # leave the very same position, so no view can ever tell them apart. With nobody to ask,
+    # `bao referee` logs the first with a note naming the other, and the game goes on
+    monkeypatch.setattr(vision.pipeline, "recognize", recognizer)
+    start = Position.from_text("A:1,2,0,0,8,0,0,0 B:1,0,0,0,1,1,1,3 a:0,2,2,1,0,1,0,0 "
+                               "b:1,1,1,1,1,1,2,3 reserve:14,15 nyumba:S move:N")
+    left, right = start.play(start.parse_move("a4<"))[0], start.play(start.parse_move("a4>"))[0]
+    assert left.to_json() == right.to_json() and len(start.legal_moves) == 2
+    folder = tmp_path / "stills"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "000.png"), recognizer.frame(start))
+    cv2.imwrite(str(folder / "001.png"), recognizer.frame(left))
+    south = left.notation(left.legal_moves[0])
+    cv2.imwrite(str(folder / "002.png"), recognizer.frame(left.play(left.legal_moves[0])[0]))
+    assert main(["referee", str(folder), "--south", "bottom", "--start", start.to_text()]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[1] for line in lines] in (["a4<", south], ["a4>", south])
+    assert "the camera cannot tell it from a4" in lines[0] and "very same position" in lines[0]
+    assert "cannot tell" not in lines[1]

@@ -118,7 +118,7 @@ def run_referee(args: argparse.Namespace) -> int:
     start = read_position_arg(args.start) if args.start else None
     source = open_source(args.source)
     store = GameStore("sqlite://:memory:")
-    live = LiveReferee(store, recognize, auto_calibrate=not args.calibration)
+    live = LiveReferee(store, recognize, auto_calibrate=not args.calibration, players=False)
     live.south_side = args.south
     if args.calibration:
         live.profile = load_profile(args.calibration)
