@@ -257,6 +257,7 @@ class LiveReferee:
         self.ply += len(verdict_moves)
         self.pending = None
         self.branches = []
+        self._kept_view = None
 
     # -- frames -----------------------------------------------------------
     def feed(self, frame: Frame) -> dict[str, Any]:
@@ -353,6 +354,7 @@ class LiveReferee:
                     if verdict.status == "ambiguous":
                         self.branches = split(self.position, verdict, self.referee)
                         self._branch_view = image
+                        self._kept_view = None
                         result = self._log_indistinguishable(self.branches) or result
                     elif verdict.status == "unexplained":
                         # kept for the later views to decide, while the players are asked
