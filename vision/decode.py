@@ -50,6 +50,24 @@ def status_pits(status: Sequence[str], key: str) -> list[str]:
             for n in entry[len(key) + 1:].split(",") if n]
 
 
+def heap_tail(p: np.ndarray, share: float, from_mean: float, sd_per_seed: float) -> np.ndarray:
+    """Rows of ``p`` (distributions over 0..n) whose mean is at least ``from_mean`` get
+    ``share`` of their mass blurred upwards only, by a Gaussian of sd ``sd_per_seed`` x
+    the mean: a heap may hold more seeds than show, never fewer for that reason."""
+    p = np.asarray(p, np.float64)
+    out = p.copy()
+    levels = np.arange(p.shape[1], dtype=np.float64)
+    step = levels[:, None] - levels[None, :]  # [to, from]
+    for i, row in enumerate(p):
+        mean = float(row @ levels)
+        if mean < from_mean or share <= 0:
+            continue
+        kernel = np.where(step >= 0, np.exp(-0.5 * (step / max(sd_per_seed * mean, 1e-3)) ** 2), 0.0)
+        kernel /= kernel.sum(axis=0, keepdims=True)
+        out[i] = (1.0 - share) * row + share * (kernel @ row)
+    return out
+
+
 def _constrained_map(logp: np.ndarray, allowed: np.ndarray) -> tuple[np.ndarray, float]:
     """Joint argmax of independent pits subject to total in ``allowed`` (bool over totals)."""
     n, k = logp.shape
@@ -152,6 +170,8 @@ def decode(
         share = cfg.occluded_flatten if hidden[i] else cfg.occluded_heap_flatten
         spread = (levels >= lo) / float(cfg.max_count + 1 - lo)
         p[i] = (1.0 - share) * p[i] + share * spread
+    if cfg.heap_tail > 0:
+        p[~occ] = heap_tail(p[~occ], cfg.heap_tail, cfg.heap_tail_from, cfg.heap_tail_sd)
     logp = np.log(np.maximum(p, 1e-12))
     free = logp.argmax(axis=1)
     implied = int(free.sum())

@@ -232,3 +232,34 @@ def test_a_heap_hiding_its_own_rim_is_not_emptied_to_meet_the_total() -> None:
     # as it was decoded before: the heap emptied
     before = dataclasses.replace(DEFAULT.decode, occluded_heap_from=0.0)
     assert (decode(probs, occ, expected_total=64, cfg=before).counts["a7"], dec.total) == (0, 64)
+
+
+def test_a_heap_gets_a_thin_upper_tail_and_keeps_its_reading() -> None:
+    # Seeds hidden by seeds: a heap of 10 read as 6 (half on 6, the rest on 4-8, as the
+    # counter reads such heaps) must not put 10 out of reach (over 5 nats below 6, the
+    # referee's limit for one pit). With the tail (5 % of a pit read as 4 or more blurred
+    # upwards, sd 0.5 x its mean) it is within reach, 6 stays the reading, and no mass
+    # moves below the lowest count read
+    from dataclasses import replace
+
+    from vision.config import DEFAULT
+    from vision.decode import heap_tail
+
+    reading = np.zeros(41)
+    reading[[4, 5, 6, 7, 8]] = 0.05, 0.2, 0.5, 0.2, 0.05
+    tailed = heap_tail(reading[None], 0.05, 4.0, 0.5)[0]
+    assert tailed.sum() == pytest.approx(1.0)
+    assert tailed[:4].sum() == 0.0 and tailed[4] < reading[4] and tailed[6] < reading[6]
+    assert np.log(tailed[6] / tailed[10]) < 5.0 and reading[10] == 0.0
+    small = np.zeros(41)
+    small[[2, 3]] = 0.5, 0.5  # mean 2.5: no heap, untouched
+    assert np.array_equal(heap_tail(small[None], 0.05, 4.0, 0.5)[0], small)
+    probs = peaked({"A5": 6, "A6": 2, "A7": 2, "a5": 6, "a6": 2, "a7": 2, "A1": 3})
+    probs[HOLES.index("A1")] = reading
+    assert DEFAULT.decode.heap_tail == 0.05
+    dec = decode(probs)
+    assert dec.counts["A1"] == 6
+    p = np.asarray(dec.probabilities["A1"])
+    assert np.log(p[6] / p[10]) < 5.0
+    plain = np.asarray(decode(probs, cfg=replace(DEFAULT.decode, heap_tail=0.0)).probabilities["A1"])
+    assert np.log(plain[6] / max(plain[10], 1e-12)) > 5.0  # without the tail
