@@ -64,6 +64,19 @@ def calibrated(logits: np.ndarray, temperature: float) -> np.ndarray:
 WIDENING_KEYS = ("widen", "widen_from", "widen_up", "widen_tail", "widen_tail_up")
 
 
+def blur_counts(row: np.ndarray, sd_down: float, sd_up: float) -> np.ndarray:
+    """A distribution over counts 0..n blurred by a Gaussian of sd ``sd_down`` towards
+    fewer and ``sd_up`` towards more (each count's mass spreads, its sum kept)."""
+    if max(sd_down, sd_up) < 0.05:
+        return row
+    levels = np.arange(len(row), dtype=np.float64)
+    step = levels[:, None] - levels[None, :]  # [to, from]
+    sd = np.where(step > 0, max(sd_up, 1e-3), max(sd_down, 1e-3))
+    k = np.exp(-0.5 * (step / sd) ** 2)
+    k /= k.sum(axis=0, keepdims=True)  # column j: where mass at j spreads to
+    return k @ row
+
+
 def widen(p: np.ndarray, widen: float, widen_from: float, widen_up: float | None = None,
           tail: float = 0.0, tail_up: float = 0.0) -> np.ndarray:
     """Blur each row of ``p`` (distributions over 0..40) by a Gaussian of sd
@@ -81,24 +94,14 @@ def widen(p: np.ndarray, widen: float, widen_from: float, widen_up: float | None
     if widen <= 0 and up <= 0 and (tail <= 0 or tail_up <= 0):
         return p
     counts = np.arange(p.shape[1], dtype=np.float64)
-    step = counts[:, None] - counts[None, :]  # [to, from]
-
-    def blur(row: np.ndarray, sd_dn: float, sd_up: float) -> np.ndarray:
-        if max(sd_dn, sd_up) < 0.05:
-            return row
-        sd = np.where(step > 0, max(sd_up, 1e-3), max(sd_dn, 1e-3))
-        k = np.exp(-0.5 * (step / sd) ** 2)
-        k /= k.sum(axis=0, keepdims=True)  # column j: where mass at j spreads to
-        return k @ row
-
     out = p.copy()
     for i, row in enumerate(p):
         excess = max(0.0, float(row @ counts) - widen_from)
         if excess <= 0:
             continue
-        out[i] = blur(row, widen * excess, up * excess)
+        out[i] = blur_counts(row, widen * excess, up * excess)
         if tail > 0 and tail_up > 0:
-            out[i] = (1 - tail) * out[i] + tail * blur(row, widen * excess, tail_up * excess)
+            out[i] = (1 - tail) * out[i] + tail * blur_counts(row, widen * excess, tail_up * excess)
     return out / out.sum(axis=1, keepdims=True)
 
 

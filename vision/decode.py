@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from vision.cnn import blur_counts
 from vision.config import DEFAULT, DecodeConfig
 from vision.holes import HOLE_CELL, HOLES, START_COUNTS
 
@@ -57,14 +58,11 @@ def heap_tail(p: np.ndarray, share: float, from_mean: float, sd_per_seed: float)
     p = np.asarray(p, np.float64)
     out = p.copy()
     levels = np.arange(p.shape[1], dtype=np.float64)
-    step = levels[:, None] - levels[None, :]  # [to, from]
     for i, row in enumerate(p):
         mean = float(row @ levels)
         if mean < from_mean or share <= 0:
             continue
-        kernel = np.where(step >= 0, np.exp(-0.5 * (step / max(sd_per_seed * mean, 1e-3)) ** 2), 0.0)
-        kernel /= kernel.sum(axis=0, keepdims=True)
-        out[i] = (1.0 - share) * row + share * (kernel @ row)
+        out[i] = (1.0 - share) * row + share * blur_counts(row, 0.0, sd_per_seed * mean)
     return out
 
 
