@@ -248,9 +248,12 @@ class LiveReferee:
         self.open_game(latest)
         return latest
 
-    def _log(self, verdict_moves: Sequence[Any], source: str, note: str | None = None) -> None:
+    def _log(self, verdict_moves: Sequence[Any], source: str, note: str | None = None) -> list[dict[str, Any]]:
+        """Write the moves to the game log (each verdict with ``note`` when given) and play
+        them; returns their verdicts as logged."""
         assert self.game_id is not None
-        rows = [(m.notation, m.to_json() | ({"note": note} if note else {}), m.position) for m in verdict_moves]
+        logged = [m.to_json() | ({"note": note} if note else {}) for m in verdict_moves]
+        rows = [(m.notation, v, m.position) for m, v in zip(verdict_moves, logged, strict=True)]
         self.store.append_moves(self.game_id, rows, source, self.ply)
         for m in verdict_moves:
             self.position.push(self.position.parse_move(m.notation))
@@ -258,6 +261,14 @@ class LiveReferee:
         self.pending = None
         self.branches = []
         self._kept_view = None
+        return logged
+
+    def _set_verdict(self, status: str, message: str, moves: Sequence[dict[str, Any]] = (),
+                     candidates: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+        """The verdict the page shows, for one not made by :func:`engine.referee.infer_move`."""
+        self.verdict = {"status": status, "message": message, "moves": list(moves), "candidates": list(candidates),
+                        "difference": {}, "at": time.time(), "ply": self.ply}
+        return self.verdict
 
     # -- frames -----------------------------------------------------------
     def feed(self, frame: Frame) -> dict[str, Any]:
@@ -409,17 +420,8 @@ class LiveReferee:
         first, others = branches[0], [" then ".join(b.notations) for b in branches[1:]]
         note = (f"the camera cannot tell it from {' or '.join(others)}: each leaves the very same position, "
                 "so this one was logged with nobody to ask")
-        self._log(first.verdicts, "camera", note)
-        self.verdict = {
-            "status": "accepted",
-            "message": f"{' then '.join(first.notations)} (legal; {note})",
-            "moves": [v.to_json() | {"note": note} for v in first.verdicts],
-            "candidates": [],
-            "difference": {},
-            "at": time.time(),
-            "ply": self.ply,
-        }
-        return self.verdict
+        moves = self._log(first.verdicts, "camera", note)
+        return self._set_verdict("accepted", f"{' then '.join(first.notations)} (legal; {note})", moves)
 
     def _keep_tentative(self, verdict: Verdict, observation: Observation) -> None:
         """Keep an unexplained view's closest readings (:func:`engine.referee.tentative`)."""
@@ -466,13 +468,11 @@ class LiveReferee:
             elif branch.unexplained:
                 note = (f"accepted though {branch.unexplained} view(s) on the way fitted no legal move: "
                         "the later views fit only this reading")
-                self._log(branch.verdicts, "camera", note)
                 message = f"{played} (legal; {note})"
-                status, moves = "accepted", [v.to_json() | {"note": note} for v in branch.verdicts]
+                status, moves = "accepted", self._log(branch.verdicts, "camera", note)
             else:
-                self._log(branch.verdicts, "camera")
                 message = played + " (legal; the ambiguity resolved by the later views)"
-                status, moves = "accepted", [v.to_json() for v in branch.verdicts]
+                status, moves = "accepted", self._log(branch.verdicts, "camera")
         elif any(b.explained for b in survivors):
             self.branches = survivors
             logged = self._log_indistinguishable(survivors)
@@ -497,17 +497,9 @@ class LiveReferee:
             message = "no reading kept explains this view: please confirm or correct"
             status, moves = "unexplained", []
         best = max((b.score for b in survivors), default=0.0)
-        self.verdict = {
-            "status": status,
-            "message": message,
-            "moves": moves,
-            "candidates": [{"moves": list(b.notations), "deficit": round(best - b.score, 3), "difference": {}}
-                           for b in survivors if b.notations],
-            "difference": {},
-            "at": time.time(),
-            "ply": self.ply,
-        }
-        return self.verdict
+        return self._set_verdict(status, message, moves,
+                                 [{"moves": list(b.notations), "deficit": round(best - b.score, 3), "difference": {}}
+                                  for b in survivors if b.notations])
 
     def _calibrate_on_start(self, image: np.ndarray, south: str) -> Any:
         """No profile yet and the game is at its start: the view shows the start
@@ -564,19 +556,11 @@ class LiveReferee:
             if not moves:
                 raise ValueError("give at least one move to confirm")
             _, verdicts = apply_moves(self.position, list(moves))
-            self._log(verdicts, "players")
+            logged = self._log(verdicts, "players")
             if self._last_view is not None:
                 self._reference = (self._last_view, self.ply)
-            self.verdict = {
-                "status": "accepted",
-                "message": " then ".join(v.notation for v in verdicts) + " (confirmed by the players)",
-                "moves": [v.to_json() for v in verdicts],
-                "candidates": [],
-                "difference": {},
-                "at": time.time(),
-                "ply": self.ply,
-            }
-            return self.verdict
+            return self._set_verdict(
+                "accepted", " then ".join(v.notation for v in verdicts) + " (confirmed by the players)", logged)
 
     def undo(self) -> str:
         """Take back the last logged move."""
@@ -589,8 +573,7 @@ class LiveReferee:
             self._reference = None
             self.branches = []
             self.pending = None
-            self.verdict = {"status": "undone", "message": f"{notation} taken back", "moves": [],
-                            "candidates": [], "difference": {}, "at": time.time(), "ply": self.ply}
+            self._set_verdict("undone", f"{notation} taken back")
             return notation
 
     # -- sources ----------------------------------------------------------
