@@ -726,25 +726,24 @@ def follow(
     """
     config = config or RefereeConfig()
     grown: list[Branch] = []
-    closest: list[Branch] = []
-    missed: list[Branch] = []
+    verdicts: list[tuple[Branch, Verdict]] = []  # each branch's verdict on this view
     for branch in branches:
         verdict = infer_move(branch.position, observation, config, changed)
         if verdict.status == "game_over":  # nothing more can happen in this reading
             grown.append(replace(branch, score=branch.score + verdict.candidates[0].score, explained=True))
             continue
+        verdicts.append((branch, verdict))
         for candidate in verdict.candidates:
             if candidate.explains:
                 grown.append(_grow(branch.position, branch.notations, branch.verdicts, branch.score,
                                    candidate, branch.unexplained))
-        if branch.unexplained < config.unexplained_views:
-            closest += _closest(branch, branch.position, verdict, config)
-        if verdict.candidates and not verdict.candidates[0].explains:
-            missed.append(_grow(branch.position, branch.notations, branch.verdicts, branch.score,
-                                verdict.candidates[0], branch.unexplained + 1))
     if grown:
         # a reading that only just fails this view (a seed hidden again, say) while
         # scoring as well as one that explains it stays, so it does not decide alone
         best = max(b.score for b in grown)
+        missed = [_grow(b.position, b.notations, b.verdicts, b.score, v.candidates[0], b.unexplained + 1)
+                  for b, v in verdicts if v.candidates and not v.candidates[0].explains]
         return _prune(grown + [b for b in missed if b.score >= best - config.margin_nats], config)
+    closest = [c for b, v in verdicts if b.unexplained < config.unexplained_views
+               for c in _closest(b, b.position, v, config)]
     return _prune(closest, config, within=config.tentative_nats)
