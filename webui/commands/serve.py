@@ -145,9 +145,11 @@ def run_referee(args: argparse.Namespace) -> int:
         source.close()
     if live.pending is not None or live.branches:
         names = sorted({" then ".join(b.notations) or "no move" for b in live.branches})
-        print("bao referee: the source ended with its last move(s) not logged: "
-              + (f"the readings still possible: {', '.join(names[:6])}" if names else str(live.verdict["message"]
-                 if live.verdict else "no legal move explained the last view")), file=sys.stderr)
+        if names:
+            left = f"the readings still possible: {', '.join(names[:6])}"
+        else:
+            left = live.verdict["message"] if live.verdict else "no legal move explained the last view"
+        print(f"bao referee: the source ended with its last move(s) not logged: {left}", file=sys.stderr)
     moves = store.get(game_id).moves
     if args.json:
         out = [{"move": m.notation, "verdict": m.verdict, "position": m.position} for m in moves]
