@@ -71,12 +71,10 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
     shown = max(int(e["after_move"]) for e in source.entries)
     truth: list[str] = list(source.game["moves"])[:shown]
     from engine import Position
+    from engine.referee import apply_moves
 
-    replay = Position.start() if source.game.get("start") is None else Position.from_json(source.game["start"])
-    truth_positions = []
-    for text in truth:
-        replay.push(replay.parse_move(text))
-        truth_positions.append(replay.to_json())
+    start = Position.start() if source.game.get("start") is None else Position.from_json(source.game["start"])
+    truth_positions = [v.position for v in apply_moves(start, truth)[1]]  # after each move
     live = LiveReferee(GameStore("sqlite://:memory:"), recognize,
                        motion=MotionConfig(settle_seconds=args.settle), players=args.players)
     if not args.read_again:
