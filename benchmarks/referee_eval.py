@@ -26,8 +26,9 @@ Figures per game and in total:
 
 With ``--no-players`` nobody answers or takes back a move, as with ``bao referee``:
 the figures are then the moves the referee logs by itself (a wrong one stays in the
-log and is counted under wrong accepted; one of several moves leaving the very same
-position, which it logs with a note as no view can tell them apart, is counted apart).
+log and is counted under wrong accepted; one of several moves, or orders of moves,
+leaving the very same position, which it logs with a note as no view on the way showed
+them apart, is counted apart).
 
 Usage::
 
@@ -71,10 +72,11 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
     shown = max(int(e["after_move"]) for e in source.entries)
     truth: list[str] = list(source.game["moves"])[:shown]
     from engine import Position
-    from engine.referee import apply_moves
+    from engine.referee import apply_moves, board_vector
 
     start = Position.start() if source.game.get("start") is None else Position.from_json(source.game["start"])
     truth_positions = [v.position for v in apply_moves(start, truth)[1]]  # after each move
+    viewed = {int(e["after_move"]) for e in source.entries if e.get("settled")}  # moves a still view followed
     live = LiveReferee(GameStore("sqlite://:memory:"), recognize,
                        motion=MotionConfig(settle_seconds=args.settle), players=args.players)
     if not args.read_again:
@@ -116,9 +118,11 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
                 fresh = rows[-len(verdict["moves"]):]
                 at = len(rows) - len(fresh)
                 if [m.notation for m in fresh] != truth[at:len(rows)]:
-                    # another move leaving the very same position (logged with a note) is not wrong
-                    kind = ("same_position" if [m.position for m in fresh] == truth_positions[at:len(rows)]
-                            else "wrong")
+                    # moves leaving the very same position as those played (logged with a note)
+                    # are not wrong, when no view on the way showed another board
+                    kind = ("same_position" if fresh[-1].position == truth_positions[len(rows) - 1] and all(
+                        board_vector(m.position).tolist() == board_vector(truth_positions[at + k]).tolist()
+                        for k, m in enumerate(fresh[:-1]) if at + k + 1 in viewed) else "wrong")
                     (same_position if kind == "same_position" else nonlocal_wrong).append(
                         {"frame": entry["file"], "logged": [m.notation for m in fresh], "truth": truth[at:len(rows)]})
                 return

@@ -112,6 +112,36 @@ class SimulatedCamera:
         return out
 
 
+def score_log(logged: list[dict[str, Any]], notations: list[str], truth: list[str],
+              truth_positions: list[dict[str, Any]], viewed: set[int]) -> tuple[int, int]:
+    """(moves logged correctly, moves logged as others leaving the very same position).
+
+    A logged move whose position is not the game's at that ply is wrong, with every
+    move after it, unless a later logged move of the same stretch comes back to the
+    game's position and no view in between could tell them apart: every view taken
+    inside the stretch showed the same board (counts) under both. Such a stretch
+    (one of several move orders leaving the same position, logged with a note) is
+    counted apart, as the same position.
+    """
+    correct = same = 0
+    i = 0
+    while i < min(len(logged), len(truth)):
+        if logged[i] == truth_positions[i]:
+            if notations[i] == truth[i]:
+                correct += 1
+            else:
+                same += 1  # another move leaving the very same position
+            i += 1
+            continue
+        end = next((j for j in range(i + 1, min(len(logged), len(truth))) if logged[j] == truth_positions[j]), None)
+        if end is None or any(k in viewed and board_vector(logged[k]).tolist() != board_vector(truth_positions[k]).tolist()
+                              for k in range(i, end)):
+            break  # this move and every later one are wrong
+        same += end - i + 1
+        i = end + 1
+    return correct, same
+
+
 def play_game(seed: int, args: argparse.Namespace) -> dict[str, Any]:
     import webui.live as live_module
     from webui.live import LiveReferee
@@ -126,6 +156,7 @@ def play_game(seed: int, args: argparse.Namespace) -> dict[str, Any]:
     position = Position.start()
     truth: list[str] = []
     truth_positions: list[dict[str, Any]] = []
+    viewed: set[int] = set()  # plies (0-based) after which the camera had a view
     unexplained = 0
     seen_at = None
     live.feed(Frame(camera.view(board_vector(position.to_json())), 0.0, still=True, name="start"))
@@ -135,21 +166,15 @@ def play_game(seed: int, args: argparse.Namespace) -> dict[str, Any]:
         position.push(move)
         truth_positions.append(position.to_json())
         if rng.random() < args.skip and len(truth) < args.moves and not position.is_game_over():
-            continue  # the next view shows two moves
+            continue  # the next view shows two moves (or more)
+        viewed.add(len(truth) - 1)
         live.feed(Frame(camera.view(board_vector(position.to_json())), 0.0, still=True, name=str(len(truth))))
         verdict = live.verdict
         if verdict and verdict.get("at") != seen_at:
             seen_at = verdict.get("at")
             unexplained += verdict["status"] == "unexplained"
     log = live.store.get(live.game_id).moves
-    correct = same = 0
-    for m, b, after in zip(log, truth, truth_positions, strict=False):
-        if m.position != after:
-            break  # this move and every later one are wrong
-        if m.notation == b:
-            correct += 1
-        else:
-            same += 1  # another move leaving the very same position (logged with a note)
+    correct, same = score_log([m.position for m in log], [m.notation for m in log], truth, truth_positions, viewed)
     return {"seed": seed, "moves": len(truth), "logged": len(log), "correct": correct,
             "same_position": same, "wrong": len(log) - correct - same, "unexplained_views": unexplained}
 
