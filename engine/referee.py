@@ -83,7 +83,14 @@ class RefereeConfig:
             the hypothesis (a confident misread, or seeds really misplaced).
         margin_nats: how much better the best hypothesis must score than any
             hypothesis predicting a different board before it is accepted.
-        pairs: whether to try two-move hypotheses when nothing single fits.
+        pairs: whether to try hypotheses of two moves or more when nothing single fits.
+        max_moves: the most moves one view may show from the last logged position:
+            when no hypothesis of fewer moves explains the view, sequences one move
+            longer are tried, up to this many (3: the camera missed two settled
+            views in a row, fast play). Readings already kept for later views to
+            decide (:func:`follow`) are extended by at most two moves a view, and
+            the candidates of a view nothing explains are of two moves at most: a
+            longer chain from a reading that is itself unsure is too free to check.
         candidates: how many closest candidates a verdict reports.
         untouched_below: with a change map, pits whose change probability is
             below this are taken as untouched: a hypothesis leaving them alone
@@ -105,6 +112,7 @@ class RefereeConfig:
     pit_nats: float = 5.0
     margin_nats: float = 4.0
     pairs: bool = True
+    max_moves: int = 3
     candidates: int = 5
     untouched_below: float = 0.1
     tentative_nats: float = 8.0
@@ -288,7 +296,7 @@ def describe_move(before: Position, move: Move, after: Position, trace: Trace) -
 
 @dataclass(frozen=True)
 class Candidate:
-    """One hypothesis: a sequence of 0, 1 or 2 legal moves and the board it predicts.
+    """One hypothesis: a sequence of legal moves (none, one, or up to `RefereeConfig.max_moves`) and the board it predicts.
 
     Attributes:
         notations: the moves in full notation (empty for "nothing happened").
@@ -328,7 +336,7 @@ class Verdict:
     """The referee's answer for one settled observation.
 
     Attributes:
-        status: "accepted" (``moves`` holds the 1 or 2 moves to log),
+        status: "accepted" (``moves`` holds the moves to log, up to ``RefereeConfig.max_moves``),
             "unchanged" (the board is as it was), "unexplained" (no legal
             move fits), "ambiguous" (several fit, players must pick) or
             "game_over" (the game had already ended; nothing is inferred).
@@ -545,8 +553,16 @@ def infer_move(
         return score + (change_evidence(base, counts, changed) if changed else 0.0)
 
     hyps = _hypotheses(position, observation, 0) + _hypotheses(position, observation, 1)
-    if config.pairs and not any(explains(h[2], h[3]) for h in hyps):
+    if config.pairs and config.max_moves >= 2 and not any(explains(h[2], h[3]) for h in hyps):
         hyps += _hypotheses(position, observation, 2)
+        # longer sequences only count when one explains the view: a view they cannot
+        # explain either keeps the verdict (and candidates) of two moves at most
+        for depth in range(3, config.max_moves + 1):
+            if any(explains(h[2], h[3]) for h in hyps):
+                break
+            longer = _hypotheses(position, observation, depth)
+            if any(explains(h[2], h[3]) for h in longer):
+                hyps += longer
 
     # Group by predicted board: hypotheses predicting the same counts cannot be told apart.
     groups: dict[bytes, list[tuple[tuple[Move, ...], tuple[str, ...], np.ndarray, float]]] = {}
@@ -725,10 +741,11 @@ def follow(
     unless it has passed ``unexplained_views`` such views already.
     """
     config = config or RefereeConfig()
+    step = replace(config, max_moves=min(config.max_moves, 2))  # a kept reading grows by two moves at most
     grown: list[Branch] = []
     verdicts: list[tuple[Branch, Verdict]] = []  # each branch's verdict on this view
     for branch in branches:
-        verdict = infer_move(branch.position, observation, config, changed)
+        verdict = infer_move(branch.position, observation, step, changed)
         if verdict.status == "game_over":  # nothing more can happen in this reading
             grown.append(replace(branch, score=branch.score + verdict.candidates[0].score, explained=True))
             continue

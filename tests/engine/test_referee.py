@@ -122,6 +122,56 @@ def test_pairs_are_not_tried_when_disabled() -> None:
     assert verdict.status == "unexplained"
 
 
+def test_three_moves_between_reads_are_resolved() -> None:
+    # the camera missed two settled views: A6<* (2.3), North's reply and South's next move
+    # are seen at once; each is a legal kunamua move, so only the three together explain
+    # the board, and South, North, South played them
+    pos = Position.start()
+    played = [pos.parse_move("A6<*")]
+    current, _ = pos.play(played[0])
+    for _ in range(2):
+        played.append(current.legal_moves[0])
+        current, _ = current.play(played[-1])
+    verdict = infer_move(pos, Observation.from_counts(current.to_json()))
+    assert verdict.status == "accepted"
+    assert [m.position for m in verdict.moves][-1] == current.to_json()
+    assert [m.player for m in verdict.moves] == ["south", "north", "south"]
+    assert infer_move(pos, Observation.from_counts(current.to_json()), RefereeConfig(max_moves=2)).status == (
+        "unexplained")
+
+
+def test_a_view_three_moves_do_not_explain_either_lists_candidates_of_two_moves_at_most() -> None:
+    # three moves later (2.3 kutakata, then two more), with three pits read two seeds too
+    # many: nothing explains the view. The candidates shown (and kept for later views) are
+    # of two moves at most: a chain of three guessed moves is too free to check
+    pos = Position.start()
+    current = pos
+    for _ in range(3):
+        current, _ = current.play(current.legal_moves[0])
+    counts = board_vector(current.to_json())
+    for i in np.flatnonzero(counts == 0)[:3]:
+        counts[i] = 2
+    verdict = infer_move(pos, Observation.from_counts(counts))
+    assert verdict.status == "unexplained"
+    assert verdict.candidates and all(len(c.notations) <= 2 for c in verdict.candidates)
+
+
+def test_a_kept_reading_grows_by_two_moves_at_most_a_view() -> None:
+    # a reading kept after an ambiguity is followed by the next view; three moves since
+    # that view (2.3 kutakata, then two more) are not looked for from it, as a kept
+    # reading is itself unsure
+    from engine.referee import Branch, follow
+
+    start = Position.start()
+    current = start
+    for _ in range(3):
+        current, _ = current.play(current.legal_moves[0])
+    kept = [Branch(start, (), (), 0.0)]
+    survivors = follow(kept, Observation.from_counts(current.to_json()))
+    assert all(len(b.notations) <= 2 and not b.explained for b in survivors)
+    assert infer_move(start, Observation.from_counts(current.to_json())).status == "accepted"
+
+
 def test_game_over_position_infers_nothing() -> None:
     # 1.1: North's front row is empty: North has lost.
     pos = Position.from_json({
