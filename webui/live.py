@@ -34,6 +34,7 @@ from engine.referee import (
     Verdict,
     apply_moves,
     board_vector,
+    change_evidence,
     disputed_pits,
     follow,
     infer_move,
@@ -203,6 +204,10 @@ class LiveReferee:
         # the reading of the unexplained view the kept readings come from, and the best
         # score any of them got on it
         self._kept_view: tuple[Observation, float] | None = None
+        # views no legal move from the logged position explained: the ply they were
+        # refereed at, the reading and the camera's change map against the logged
+        # position's view; they pick among readings that all leave the same position
+        self._missed: list[tuple[int, Observation, dict[str, float] | None]] = []
         self.source: FrameSource | None = None
         self.source_info: dict[str, Any] = {"kind": "browser", "running": False, "ended": False}
         self._thread: threading.Thread | None = None
@@ -238,6 +243,7 @@ class LiveReferee:
             self.verdict = None
             self._reference = None
             self.branches = []
+            self._missed = []
             self.detector.reset()
 
     def resume_or_start(self) -> int:
@@ -358,6 +364,8 @@ class LiveReferee:
                 if closer is not None:
                     recognition, observation, verdict, holes = closer
                     reading.update(self._pit_readings(recognition, status), looked_again=list(holes))
+                if verdict.status == "unexplained":
+                    self._missed = [m for m in self._missed if m[0] == self.ply] + [(self.ply, observation, changed)]
                 if self.branches and not self._settles(verdict, changed):
                     result = self._follow_branches(image, observation, changed_since_branch, verdict)
                 else:
@@ -417,6 +425,21 @@ class LiveReferee:
             return None
         if not same_position(b.position for b in branches):
             return None
+        missed = [(seen, changed) for ply, seen, changed in self._missed if ply == self.ply]
+        if missed and any(len(b.verdicts) > 1 for b in branches):
+            # views on the way no move explained were seen: the reading whose boards on
+            # the way fit them best (counts and the camera's change map, as the referee
+            # ranks) goes first; the order is kept where they fit alike
+            base = board_vector(self.position.to_json())
+
+            def fit(board: np.ndarray, seen: Observation, changed: dict[str, float] | None) -> float:
+                return seen.score(board) + (change_evidence(base, board, changed) if changed else 0.0)
+
+            def on_the_way(branch: Branch) -> float:
+                return sum(max(fit(board_vector(v.position), seen, changed) for v in branch.verdicts)
+                           for seen, changed in missed)
+
+            branches = sorted(branches, key=on_the_way, reverse=True)
         first, others = branches[0], [" then ".join(b.notations) for b in branches[1:]]
         note = (f"the camera cannot tell it from {' or '.join(others)}: each leaves the very same position, "
                 "so this one was logged with nobody to ask")
@@ -436,16 +459,16 @@ class LiveReferee:
         since the accepted position's view (``changed`` against it), so that view was a
         misreading, not a move.
 
-        A pair of moves accepted after an unexplained view does not settle it when its
-        first move's board fits that view ``margin_nats`` worse than a reading kept from
-        it: the pair would ignore what that view showed (the kept readings are followed
-        instead)."""
+        Two moves or more accepted after an unexplained view do not settle it when none
+        of the boards on their way fits that view within ``margin_nats`` of a reading
+        kept from it: they would ignore what that view showed (the kept readings are
+        followed instead)."""
         tentative_pending = any(b.unexplained for b in self.branches)
         if verdict.status == "accepted":
-            if tentative_pending and self._kept_view is not None and len(verdict.moves) == 2:
+            if tentative_pending and self._kept_view is not None and len(verdict.moves) >= 2:
                 seen, best = self._kept_view
-                first = seen.score(board_vector(verdict.moves[0].position))
-                return first >= best - self.referee.margin_nats
+                on_the_way = max(seen.score(board_vector(m.position)) for m in verdict.moves[:-1])
+                return on_the_way >= best - self.referee.margin_nats
             return True
         return verdict.status == "unchanged" and changed is not None and tentative_pending
 
@@ -516,13 +539,22 @@ class LiveReferee:
         return profile
 
     def _settle_verdict(self, verdict: Verdict, source: str) -> dict[str, Any]:
+        note = None
         if verdict.status == "accepted":
-            self._log(verdict.moves, source)
+            missed = sum(1 for ply, *_ in self._missed if ply == self.ply) if source == "camera" else 0
+            if missed:
+                note = (f"accepted though {missed} view(s) on the way fitted no legal move: "
+                        "this view fits only these moves")
+            self._log(verdict.moves, source, note)
         elif verdict.status in ("unexplained", "ambiguous"):
             self.pending = verdict
         elif verdict.status == "unchanged":
             self.pending = None
         self.verdict = verdict.to_json()
+        if note:  # "X then Y (legal)" -> "X then Y (legal; note)"
+            message = self.verdict["message"]
+            self.verdict["message"] = message[:-1] + f"; {note})" if message.endswith(")") else f"{message}; {note}"
+            self.verdict["moves"] = [m | {"note": note} for m in self.verdict["moves"]]
         self.verdict["at"] = time.time()
         self.verdict["ply"] = self.ply
         return self.verdict
@@ -572,6 +604,7 @@ class LiveReferee:
             self.ply -= 1
             self._reference = None
             self.branches = []
+            self._missed = []
             self.pending = None
             self._set_verdict("undone", f"{notation} taken back")
             return notation
