@@ -9,7 +9,10 @@ every hypothesis about what happened since the last accepted position:
 - each legal move, with every choice in it (hole, direction, kichwa, stop or
   safari at the nyumba: the engine lists each such variant as its own move),
 - each legal pair of moves (the next player moved before the board was read),
-  tried only when no single move or "nothing" explains the observation.
+  tried only when no single move or "nothing" explains the observation,
+- each legal sequence of three moves (two settled views missed, fast play), tried
+  only when no pair explains it either, and kept only when one of them does
+  (``RefereeConfig.max_moves``).
 
 A hypothesis predicts exact counts for all 32 pits; its score is the sum of the
 log-probabilities of those counts (seed conservation and the reserve are thus
