@@ -420,7 +420,9 @@ class LiveReferee:
     def _log_indistinguishable(self, branches: list[Branch]) -> dict[str, Any] | None:
         """Without players: readings that all explain the view and all leave the very same
         position are logged as the first, with a note naming the others (None when that
-        does not apply)."""
+        does not apply). When they are orders of several moves and views on the way were
+        seen that no move explained, the reading whose boards fit those views best is
+        the first."""
         if self.players or len(branches) < 2 or not all(b.explained for b in branches):
             return None
         if not same_position(b.position for b in branches):
@@ -439,10 +441,15 @@ class LiveReferee:
                 return sum(max(fit(board_vector(v.position), seen, changed) for v in branch.verdicts)
                            for seen, changed in missed)
 
-            branches = sorted(branches, key=on_the_way, reverse=True)
+            fits = {b.notations: on_the_way(b) for b in branches}
+            branches = sorted(branches, key=lambda b: fits[b.notations], reverse=True)
+            shown = fits[branches[0].notations] > fits[branches[1].notations]
+        else:
+            shown = False
         first, others = branches[0], [" then ".join(b.notations) for b in branches[1:]]
         note = (f"the camera cannot tell it from {' or '.join(others)}: each leaves the very same position, "
-                "so this one was logged with nobody to ask")
+                + ("and this one fits the view(s) seen on the way best" if shown
+                   else "so this one was logged with nobody to ask"))
         moves = self._log(first.verdicts, "camera", note)
         return self._set_verdict("accepted", f"{' then '.join(first.notations)} (legal; {note})", moves)
 

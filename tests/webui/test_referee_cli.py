@@ -167,4 +167,4 @@ def test_referee_picks_the_move_order_the_views_on_the_way_showed(tmp_path, reco
     assert main(["referee", str(folder), "--south", "bottom", "--start", start.to_text()]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [line.split()[1] for line in lines] == played
-    assert "the camera cannot tell it from a5< then A5< then a7>" in lines[0]
+    assert "the camera cannot tell it from a5< then A5< then a7>" in lines[0] and "seen on the way best" in lines[0]
