@@ -767,3 +767,55 @@ def follow(
     closest = [c for b, v in verdicts if b.unexplained < config.unexplained_views
                for c in _closest(b, b.position, v, config)]
     return _prune(closest, config, within=config.tentative_nats)
+
+
+def _sequences(position: Position, depth: int) -> Iterable[tuple[tuple[Move, ...], tuple[MoveVerdict, ...], Position]]:
+    """Every sequence of exactly ``depth`` legal moves from ``position``, with the verdict
+    of each move and the position it leaves."""
+    if depth == 0:
+        yield (), (), position
+        return
+    for move in position.legal_moves:
+        after, trace = position.play(move)
+        verdict = describe_move(position, move, after, trace)
+        if depth == 1:
+            yield (move,), (verdict,), after
+        elif not after.is_game_over():
+            for moves, verdicts, end in _sequences(after, depth - 1):
+                yield (move, *moves), (verdict, *verdicts), end
+
+
+def retrace(readings: list[Branch], observation: Observation, config: RefereeConfig | None = None,
+            first: bool = False, width: int = 32) -> list[Branch]:
+    """One view more on every reading of a stretch that no single view decided.
+
+    Lost stretches (views no legal move explains, one after another) are read the way a
+    hidden Markov model is decoded: each reading is a path of legal moves from the last
+    logged position through every view since, 0 to 2 moves between two views (up to
+    ``max_moves`` before the first, ``first``), scored on all the views' counts (every pit
+    held to its reading, so a misread pit costs that path what it costs any other). Paths
+    to one position keep only their best; the ``width`` best positions are kept, best
+    first. ``explained`` says whether the reading explains this view by itself.
+    """
+    config = config or RefereeConfig()
+    most = config.max_moves if first else min(config.max_moves, 2)
+    kept: dict[tuple[object, ...], Branch] = {}
+    for reading in readings:
+        if reading.position.is_game_over():
+            depths: range = range(1)
+        else:
+            depths = range(most + 1)
+        for depth in depths:
+            for _moves, verdicts, end in _sequences(reading.position, depth):
+                counts = _counts(end)
+                score = observation.score(counts)
+                key = end.key()
+                total = reading.score + score
+                if key in kept and kept[key].score >= total:
+                    continue
+                deficits = observation.pit_scores(counts)
+                explains = (float(deficits.sum()) <= config.explain_nats
+                            and float(deficits.max()) <= config.pit_nats)
+                kept[key] = Branch(end, reading.notations + tuple(v.notation for v in verdicts),
+                                   reading.verdicts + verdicts, total, reading.unexplained + (not explains), explains)
+    return sorted(kept.values(), key=lambda b: -b.score)[:width]

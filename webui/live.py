@@ -19,6 +19,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import cv2
@@ -38,6 +39,7 @@ from engine.referee import (
     disputed_pits,
     follow,
     infer_move,
+    retrace,
     same_position,
     split,
     tentative,
@@ -208,6 +210,10 @@ class LiveReferee:
         # refereed at, the reading and the camera's change map against the logged
         # position's view; they pick among readings that all leave the same position
         self._missed: list[tuple[int, Observation, dict[str, float] | None]] = []
+        # every view read since the last logged move (ply, reading), and the readings of
+        # that stretch traced through them (engine.referee.retrace): (ply, views used, readings)
+        self._views: list[tuple[int, Observation]] = []
+        self._trail: tuple[int, int, list[Branch]] | None = None
         self.source: FrameSource | None = None
         self.source_info: dict[str, Any] = {"kind": "browser", "running": False, "ended": False}
         self._thread: threading.Thread | None = None
@@ -244,6 +250,7 @@ class LiveReferee:
             self._reference = None
             self.branches = []
             self._missed = []
+            self._views, self._trail = [], None
             self.detector.reset()
 
     def resume_or_start(self) -> int:
@@ -364,11 +371,14 @@ class LiveReferee:
                 if closer is not None:
                     recognition, observation, verdict, holes = closer
                     reading.update(self._pit_readings(recognition, status), looked_again=list(holes))
+                ply = self.ply
                 if verdict.status == "unexplained":
                     self._missed = [m for m in self._missed if m[0] == self.ply] + [(self.ply, observation, changed)]
                 if self.branches and not self._settles(verdict, changed):
                     result = self._follow_branches(image, observation, changed_since_branch, verdict)
                 else:
+                    if verdict.status == "accepted" and len(verdict.moves) > 2 and not self.players:
+                        verdict = self._held(verdict)
                     result = self._settle_verdict(verdict, "camera")
                     if verdict.status == "ambiguous":
                         self.branches = split(self.position, verdict, self.referee)
@@ -379,12 +389,61 @@ class LiveReferee:
                         # kept for the later views to decide, while the players are asked
                         self._keep_tentative(verdict, observation)
                         self._branch_view = image
+                result = self._retrace(ply, observation, result)
                 if result.get("status") in ("accepted", "unchanged"):
                     self._reference = (image, self.ply)
                 latency = (time.perf_counter() - t0) * 1000.0
                 self.latencies_ms.append(latency)
                 result["latency_ms"] = round(latency, 1)
                 return result
+
+    def _held(self, verdict: Verdict) -> Verdict:
+        """Without players, three moves or more seen at once are not logged on that view
+        alone: two sure misreads can make such a sequence fit where the two moves played
+        do not, and nobody would take it back. They are kept as an ambiguity for the next
+        view to confirm. (With players they are logged, and shown, at once.)"""
+        played = " then ".join(m.notation for m in verdict.moves)
+        return replace(verdict, status="ambiguous", moves=(),
+                       message=f"{played}: {len(verdict.moves)} moves seen at once, logged once the next view "
+                               "agrees")
+
+    def _retrace(self, ply: int, observation: Observation, result: dict[str, Any]) -> dict[str, Any]:
+        """Without players: a view no move explained, after others since the last logged
+        move. Every legal path through all those views is traced
+        (:func:`engine.referee.retrace`), and when the best explains this view, beats
+        every other path by ``margin_nats`` over all of them and passes through a board
+        fitting the view readings were last kept from (as :meth:`_settles` asks of a
+        pair), its moves are logged with a note. Returns the verdict to show. (With
+        players, they are asked instead.)"""
+        if self.ply != ply:  # moves were logged from this view
+            self._views, self._trail = [], None
+            return result
+        self._views = [v for v in self._views if v[0] == ply] + [(ply, observation)]
+        if self.players or result.get("status") != "unexplained" or len(self._views) < 2:
+            return result
+        used, readings = ((self._trail[1], self._trail[2]) if self._trail is not None and self._trail[0] == ply
+                          else (0, [Branch(self.position, (), (), 0.0)]))
+        for _, seen in self._views[used:]:
+            readings = retrace(readings, seen, self.referee, first=used == 0)
+            used += 1
+        self._trail = (ply, used, readings)
+        best = readings[0] if readings else None
+        if best is None or not best.explained or not best.notations:
+            return result
+        if len(readings) > 1 and best.score - readings[1].score < self.referee.margin_nats:
+            return result
+        if self._kept_view is not None:
+            # as for a pair (_settles): the path must pass through a board that fits the
+            # view its readings were kept from about as well as they do
+            seen, kept = self._kept_view
+            boards = [board_vector(self.position.to_json())] + [board_vector(v.position) for v in best.verdicts]
+            if max(seen.score(b) for b in boards) < kept - self.referee.margin_nats:
+                return result
+        note = (f"accepted though {best.unexplained} of the {used} views since the last logged move fitted no "
+                "legal move: read together, the views fit these moves far better than any others")
+        moves = self._log(best.verdicts, "camera", note)
+        self._views, self._trail = [], None
+        return self._set_verdict("accepted", f"{' then '.join(best.notations)} (legal; {note})", moves)
 
     def _pit_readings(self, recognition: Any, status: Sequence[str]) -> dict[str, Any]:
         """The reading's per-pit fields: counts, confidence and the pits to highlight."""
@@ -469,8 +528,10 @@ class LiveReferee:
         Two moves or more accepted after an unexplained view do not settle it when none
         of the boards on their way fits that view within ``margin_nats`` of a reading
         kept from it: they would ignore what that view showed (the kept readings are
-        followed instead)."""
+        followed instead). Without players, neither do three moves or more (:meth:`_held`)."""
         tentative_pending = any(b.unexplained for b in self.branches)
+        if verdict.status == "accepted" and len(verdict.moves) > 2 and not self.players:
+            return False  # held for the next view to confirm (_held): the readings kept go on
         if verdict.status == "accepted":
             if tentative_pending and self._kept_view is not None and len(verdict.moves) >= 2:
                 seen, best = self._kept_view
@@ -522,6 +583,12 @@ class LiveReferee:
             self.pending = direct
             self._keep_tentative(direct, observation)
             return self._settle_verdict(direct, "camera")
+        elif direct.status == "accepted" and len(direct.moves) > 2 and not self.players:
+            # nor here, but three moves from the accepted position explain the view: held
+            held = self._held(direct)
+            self.branches = split(self.position, held, self.referee)
+            self._kept_view = None
+            return self._settle_verdict(held, "camera")
         else:
             self.branches = []
             message = "no reading kept explains this view: please confirm or correct"
@@ -612,6 +679,7 @@ class LiveReferee:
             self._reference = None
             self.branches = []
             self._missed = []
+            self._views, self._trail = [], None
             self.pending = None
             self._set_verdict("undone", f"{notation} taken back")
             return notation

@@ -172,6 +172,41 @@ def test_a_kept_reading_grows_by_two_moves_at_most_a_view() -> None:
     assert infer_move(start, Observation.from_counts(current.to_json())).status == "accepted"
 
 
+def test_a_lost_stretch_is_retraced_through_all_its_views() -> None:
+    # four kunamua moves (2.2, 2.3) seen in two views: after two moves with B1 read one seed
+    # too many (no legal move explains it), after four cleanly (too far for one view).
+    # Every path of legal moves through both views is scored on both: the moves played fit
+    # best, by more than margin_nats; between two views a path takes two moves at most
+    from engine.referee import Branch, retrace
+
+    start = Position.start()
+    current, played, views, truth = start, [], [], []
+    for _ in range(2):
+        for _ in range(2):
+            move = current.legal_moves[0]
+            played.append(current.notation(move))
+            current, _ = current.play(move)
+        views.append(board_vector(current.to_json()))
+        truth.append(board_vector(current.to_json()))
+    views[0][HOLES.index("B1")] += 1
+    assert infer_move(start, Observation.from_counts(views[1])).status == "unexplained"
+    readings = [Branch(start, (), (), 0.0)]
+    for i, counts in enumerate(views):
+        readings = retrace(readings, Observation.from_counts(counts), first=i == 0)
+    best = readings[0]
+    assert list(best.notations) == played and best.explained and best.unexplained == 1
+    assert best.score == pytest.approx(sum(Observation.from_counts(v).score(t) for v, t in zip(views, truth, strict=True)))
+    assert best.score - readings[1].score >= RefereeConfig().margin_nats
+    assert best.position.to_json() == current.to_json()
+    # three moves between the last logged position and the first view, two between views
+    three, _ = current.play(current.legal_moves[0])
+    three, _ = three.play(three.legal_moves[0])
+    three, _ = three.play(three.legal_moves[0])
+    seen = Observation.from_counts(three.to_json())
+    assert retrace([best], seen, first=True)[0].position.to_json() == three.to_json()
+    assert all(len(r.notations) <= 6 for r in retrace([best], seen))
+
+
 def test_game_over_position_infers_nothing() -> None:
     # 1.1: North's front row is empty: North has lost.
     pos = Position.from_json({

@@ -168,3 +168,27 @@ def test_referee_picks_the_move_order_the_views_on_the_way_showed(tmp_path, reco
     lines = capsys.readouterr().out.splitlines()
     assert [line.split()[1] for line in lines] == played
     assert "the camera cannot tell it from a5< then A5< then a7>" in lines[0] and "seen on the way best" in lines[0]
+
+
+def test_referee_retraces_a_stretch_four_moves_long(tmp_path, recognizer, monkeypatch, capsys) -> None:
+    # Four kunamua moves (2.2, 2.3) with one view between them, after the second, read with
+    # a seed too many in B1: no legal move explains that view, and the last view is four
+    # moves from the start, more than one view is searched for (three). Read together,
+    # the views fit the four moves played far better than any others: they are logged,
+    # each with a note saying how they were found
+    monkeypatch.setattr(vision.pipeline, "recognize", recognizer)
+    folder = tmp_path / "stills"
+    folder.mkdir()
+    pos = Position.start()
+    played = []
+    cv2.imwrite(str(folder / "000.png"), recognizer.frame(pos))
+    for step in (1, 2):
+        for _ in range(2):
+            move = pos.legal_moves[0]
+            played.append(pos.notation(move))
+            pos.push(move)
+        cv2.imwrite(str(folder / f"{step:03d}.png"), recognizer.frame(pos, misread={"B1": 1} if step == 1 else None))
+    assert main(["referee", str(folder), "--south", "bottom"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[1] for line in lines] == played
+    assert all("read together, the views fit these moves" in line for line in lines)
