@@ -19,9 +19,11 @@ A change map marks a changed pit 0.9 and an untouched one 0.03 (0.5 with
 probability 0.03: a shadow, a seed nudged).
 
 Figures: moves logged correctly (the game's move at that ply), moves logged as another
-move leaving the very same position (``bao referee`` logs one of such moves, with a
-note, as no later view can tell them apart), wrong moves logged (a move leaving another
-position, and every move after it), and views no move explained. Writes
+move, or order of moves, leaving the very same position with no view on the way showing
+the difference (``bao referee`` logs one of such moves, with a note, as no later view can
+tell them apart), moves of a stretch logged in another order to the same position whose
+note says the order is not sure (:func:`score_log`), wrong moves logged (a move leaving
+another position, and every move after it), and views no move explained. Writes
 ``benchmarks/results/referee_noise.json``.
 
 Usage::
@@ -45,6 +47,7 @@ sys.path.insert(0, str(ROOT))
 
 from engine import Position  # noqa: E402
 from engine.referee import HOLES, board_vector  # noqa: E402
+from webui.live import ORDER_UNSURE  # noqa: E402
 
 
 class SimulatedCamera:
@@ -113,17 +116,23 @@ class SimulatedCamera:
 
 
 def score_log(logged: list[dict[str, Any]], notations: list[str], truth: list[str],
-              truth_positions: list[dict[str, Any]], viewed: set[int]) -> tuple[int, int]:
-    """(moves logged correctly, moves logged as others leaving the very same position).
+              truth_positions: list[dict[str, Any]], viewed: set[int],
+              notes: list[str] | None = None) -> tuple[int, int, int]:
+    """(moves logged correctly, moves logged as others leaving the very same position,
+    moves of a stretch logged in another order, its note saying the order is not sure).
 
     A logged move whose position is not the game's at that ply is wrong, with every
     move after it, unless a later logged move of the same stretch comes back to the
     game's position and no view in between could tell them apart: every view taken
     inside the stretch showed the same board (counts) under both. Such a stretch
     (one of several move orders leaving the same position, logged with a note) is
-    counted apart, as the same position.
+    counted apart, as the same position. A stretch that comes back to the game's position
+    after views on the way that showed other boards is still wrong, but counted apart
+    when every move of it carries the note that the order of the moves is not sure
+    (``bao referee``'s retrace, :meth:`webui.live.LiveReferee._retrace`).
     """
-    correct = same = 0
+    correct = same = unsure = 0
+    notes = notes or [""] * len(logged)
     i = 0
     while i < min(len(logged), len(truth)):
         if logged[i] == truth_positions[i]:
@@ -134,12 +143,17 @@ def score_log(logged: list[dict[str, Any]], notations: list[str], truth: list[st
             i += 1
             continue
         end = next((j for j in range(i + 1, min(len(logged), len(truth))) if logged[j] == truth_positions[j]), None)
-        if end is None or any(k in viewed and board_vector(logged[k]).tolist() != board_vector(truth_positions[k]).tolist()
-                              for k in range(i, end)):
+        if end is None:
             break  # this move and every later one are wrong
-        same += end - i + 1
+        if any(k in viewed and board_vector(logged[k]).tolist() != board_vector(truth_positions[k]).tolist()
+               for k in range(i, end)):
+            if not all(ORDER_UNSURE in notes[k] for k in range(i, end + 1)):
+                break
+            unsure += end - i + 1
+        else:
+            same += end - i + 1
         i = end + 1
-    return correct, same
+    return correct, same, unsure
 
 
 def play_game(seed: int, args: argparse.Namespace) -> dict[str, Any]:
@@ -174,9 +188,11 @@ def play_game(seed: int, args: argparse.Namespace) -> dict[str, Any]:
             seen_at = verdict.get("at")
             unexplained += verdict["status"] == "unexplained"
     log = live.store.get(live.game_id).moves
-    correct, same = score_log([m.position for m in log], [m.notation for m in log], truth, truth_positions, viewed)
+    correct, same, unsure = score_log([m.position for m in log], [m.notation for m in log], truth, truth_positions,
+                                      viewed, [str((m.verdict or {}).get("note", "")) for m in log])
     return {"seed": seed, "moves": len(truth), "logged": len(log), "correct": correct,
-            "same_position": same, "wrong": len(log) - correct - same, "unexplained_views": unexplained}
+            "same_position": same, "order_unsure": unsure, "wrong": len(log) - correct - same - unsure,
+            "unexplained_views": unexplained}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -186,19 +202,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--hidden", type=float, default=0.03)
     parser.add_argument("--off", type=float, default=0.01)
-    parser.add_argument("--skip", type=float, default=0.1, help="share of views showing two moves")
+    parser.add_argument("--skip", type=float, default=0.1,
+                        help="share of views the camera misses (the next shows two moves, or more)")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "referee_noise.json"))
     args = parser.parse_args(argv)
     started = time.perf_counter()
     games = [play_game(args.seed * 100003 + g, args) for g in range(args.games)]
     total = {k: sum(g[k] for g in games)
-             for k in ("moves", "logged", "correct", "same_position", "wrong", "unexplained_views")}
+             for k in ("moves", "logged", "correct", "same_position", "order_unsure", "wrong", "unexplained_views")}
     total["games_wrong"] = sum(1 for g in games if g["wrong"])
     total["games_complete"] = sum(1 for g in games if g["correct"] + g["same_position"] == g["moves"])
+    total["games_order_unsure"] = sum(1 for g in games if g["order_unsure"])
     total["wall_s"] = round(time.perf_counter() - started, 1)
     print(f"{args.games} games, {total['moves']} moves: {total['correct']} logged correctly and "
           f"{total['same_position']} as another move leaving the same position "
-          f"({total['games_complete']} games complete), {total['wrong']} logged wrong or after a wrong one "
+          f"({total['games_complete']} games complete), {total['order_unsure']} of a stretch logged in another "
+          f"order, its note saying the order is not sure ({total['games_order_unsure']} games), "
+          f"{total['wrong']} logged wrong or after a wrong one "
           f"({total['games_wrong']} games), {total['unexplained_views']} unexplained views; {total['wall_s']} s")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -645,6 +645,8 @@ class Branch:
         unexplained: how many of those views no legal move explained: this reading
             took their closest candidate (:func:`tentative`).
         explained: whether the latest view was explained by this reading.
+        rival: the score of the best other sequence of moves to the same position
+            (:func:`retrace` only; -inf when none was traced).
     """
 
     position: Position
@@ -653,6 +655,7 @@ class Branch:
     score: float
     unexplained: int = 0
     explained: bool = True
+    rival: float = -math.inf
 
 
 def _grow(base: Position, prefix: tuple[str, ...], verdicts: tuple[MoveVerdict, ...], score: float,
@@ -794,8 +797,9 @@ def retrace(readings: list[Branch], observation: Observation, config: RefereeCon
     logged position through every view since, 0 to 2 moves between two views (up to
     ``max_moves`` before the first, ``first``), scored on all the views' counts (every pit
     held to its reading, so a misread pit costs that path what it costs any other). Paths
-    to one position keep only their best; the ``width`` best positions are kept, best
-    first. ``explained`` says whether the reading explains this view by itself.
+    to one position keep only their best (and the score of the next best in ``rival``:
+    another order of moves to the same position); the ``width`` best positions are
+    kept, best first. ``explained`` says whether the reading explains this view by itself.
     """
     config = config or RefereeConfig()
     most = config.max_moves if first else min(config.max_moves, 2)
@@ -810,12 +814,17 @@ def retrace(readings: list[Branch], observation: Observation, config: RefereeCon
                 counts = _counts(end)
                 score = observation.score(counts)
                 key = end.key()
-                total = reading.score + score
-                if key in kept and kept[key].score >= total:
-                    continue
+                total, rival = reading.score + score, reading.rival + score
+                there = kept.get(key)
+                if there is not None:
+                    if there.score >= total:  # another way to a position already reached
+                        kept[key] = replace(there, rival=max(there.rival, total))
+                        continue
+                    rival = max(rival, there.score)
                 deficits = observation.pit_scores(counts)
                 explains = (float(deficits.sum()) <= config.explain_nats
                             and float(deficits.max()) <= config.pit_nats)
                 kept[key] = Branch(end, reading.notations + tuple(v.notation for v in verdicts),
-                                   reading.verdicts + verdicts, total, reading.unexplained + (not explains), explains)
+                                   reading.verdicts + verdicts, total, reading.unexplained + (not explains), explains,
+                                   rival)
     return sorted(kept.values(), key=lambda b: -b.score)[:width]

@@ -75,6 +75,10 @@ RECTIFIED_PAD = 0.04
 
 BLURRED = "the camera's view looks blurred (out of focus?): its pits are read less surely"
 """The frame's problem while the vision reports ``image_blurred``; the frame is still refereed."""
+ORDER_UNSURE = "the position is sure, the order of the moves is not"
+"""Said in the note of moves a lost stretch was retraced to when another order of moves to
+the same position fits the views nearly as well (:meth:`LiveReferee._retrace`)."""
+
 HANDS = "hands over the board: waiting for it to clear"
 """The frame's problem while the vision reports ``hand_over_board``; the frame is not refereed."""
 HANDS_OR_BLUR = ("hands over the board, or the camera's view blurred (out of focus?): "
@@ -441,6 +445,10 @@ class LiveReferee:
                 return result
         note = (f"accepted though {best.unexplained} of the {used} views since the last logged move fitted no "
                 "legal move: read together, the views fit these moves far better than any others")
+        if best.score - best.rival < self.referee.margin_nats:
+            note = (f"{ORDER_UNSURE}: {best.unexplained} of the {used} views "
+                    "since the last logged move fitted no legal move, and another order of moves to the same position "
+                    "fits them nearly as well")
         moves = self._log(best.verdicts, "camera", note)
         self._views, self._trail = [], None
         return self._set_verdict("accepted", f"{' then '.join(best.notations)} (legal; {note})", moves)

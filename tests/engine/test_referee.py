@@ -207,6 +207,28 @@ def test_a_lost_stretch_is_retraced_through_all_its_views() -> None:
     assert all(len(r.notations) <= 6 for r in retrace([best], seen))
 
 
+def test_a_retraced_stretch_knows_when_another_order_of_moves_fits_as_well() -> None:
+    # North to move in kunamua after A7>* a6<* A6>: a7> A5< a5< and a5< A5< a7> (2.2, 2.3)
+    # leave the very same position. Seen only at the end, the two orders fit alike (the
+    # second best is kept as the reading's rival); a view after a7> tells them apart
+    from engine.referee import Branch, retrace
+
+    start = Position.start()
+    for text in ("A7>*", "a6<*", "A6>"):
+        start.push(start.parse_move(text))
+    first, _ = start.play(start.parse_move("a7>"))
+    end = first
+    for text in ("A5<", "a5<"):
+        end, _ = end.play(end.parse_move(text))
+    seen_end = Observation.from_counts(end.to_json())
+    alone = retrace([Branch(start, (), (), 0.0)], seen_end, first=True)[0]
+    assert alone.position.to_json() == end.to_json() and alone.rival == pytest.approx(alone.score)
+    readings = retrace([Branch(start, (), (), 0.0)], Observation.from_counts(first.to_json()), first=True)
+    best = retrace(readings, seen_end)[0]
+    assert best.notations == ("a7>", "A5<", "a5<")
+    assert best.score - best.rival >= RefereeConfig().margin_nats
+
+
 def test_game_over_position_infers_nothing() -> None:
     # 1.1: North's front row is empty: North has lost.
     pos = Position.from_json({
