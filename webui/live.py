@@ -422,8 +422,10 @@ class LiveReferee:
         if self.ply != ply:  # moves were logged from this view
             self._views, self._trail = [], None
             return result
+        if self.players:
+            return result
         self._views = [v for v in self._views if v[0] == ply] + [(ply, observation)]
-        if self.players or result.get("status") != "unexplained" or len(self._views) < 2:
+        if result.get("status") != "unexplained" or len(self._views) < 2:
             return result
         used, readings = ((self._trail[1], self._trail[2]) if self._trail is not None and self._trail[0] == ply
                           else (0, [Branch(self.position, (), (), 0.0)]))
