@@ -391,22 +391,24 @@ def _expand(position: Position) -> Iterable[tuple[Move, Position]]:
         yield move, after
 
 
-def _hypotheses(
-    position: Position, observation: Observation, depth: int
-) -> list[tuple[tuple[Move, ...], tuple[str, ...], np.ndarray, float]]:
-    """Every (moves, notations, counts, score) of exactly ``depth`` legal moves."""
-    out: list[tuple[tuple[Move, ...], tuple[str, ...], np.ndarray, float]] = []
+Hypothesis = tuple[tuple[Move, ...], tuple[str, ...], np.ndarray, float, Position]
+"""(moves, notations, predicted counts, score, the position the moves leave)."""
+
+
+def _hypotheses(position: Position, observation: Observation, depth: int) -> list[Hypothesis]:
+    """Every (moves, notations, counts, score, end position) of exactly ``depth`` legal moves."""
+    out: list[Hypothesis] = []
     if depth == 0:
         counts = _counts(position)
-        return [((), (), counts, observation.score(counts))]
+        return [((), (), counts, observation.score(counts), position)]
     for move, after in _expand(position):
         note = position.notation(move)
         if depth == 1:
             counts = _counts(after)
-            out.append(((move,), (note,), counts, observation.score(counts)))
+            out.append(((move,), (note,), counts, observation.score(counts), after))
         elif not after.is_game_over():
-            for moves, notes, counts, score in _hypotheses(after, observation, depth - 1):
-                out.append(((move, *moves), (note, *notes), counts, score))
+            for moves, notes, counts, score, end in _hypotheses(after, observation, depth - 1):
+                out.append(((move, *moves), (note, *notes), counts, score, end))
     return out
 
 
@@ -449,16 +451,9 @@ def same_position(positions: Iterable[Position]) -> bool:
     return all(p == seen[0] for p in seen[1:])
 
 
-def _same_position(position: Position, group: Sequence[tuple[tuple[Move, ...], Any, Any, Any]]) -> bool:
-    """Whether every hypothesis of ``group`` (moves from ``position``) leads to the same
-    position (:func:`same_position`)."""
-    ends = []
-    for moves, *_ in group:
-        current = position
-        for move in moves:
-            current, _ = current.play(move)
-        ends.append(current)
-    return same_position(ends)
+def _same_position(group: Sequence[Hypothesis]) -> bool:
+    """Whether every hypothesis of ``group`` leads to the same position (:func:`same_position`)."""
+    return same_position(h[4] for h in group)
 
 
 def _untouched(changed: Mapping[str, float] | None, config: RefereeConfig) -> np.ndarray:
@@ -568,7 +563,7 @@ def infer_move(
                 hyps += longer
 
     # Group by predicted board: hypotheses predicting the same counts cannot be told apart.
-    groups: dict[bytes, list[tuple[tuple[Move, ...], tuple[str, ...], np.ndarray, float]]] = {}
+    groups: dict[bytes, list[Hypothesis]] = {}
     for h in hyps:
         groups.setdefault(h[2].tobytes(), []).append(h)
     ranked = sorted(groups.values(), key=lambda g: -rank_score(g[0][2], g[0][3]))
@@ -603,7 +598,7 @@ def infer_move(
         if len(best_group) == 1:
             names += [" ".join(h[1]) or "no move" for h in ranked[1]]
         message = "several moves fit the board: " + ", ".join(names[:6])
-        if len(best_group) > 1 and margin >= config.margin_nats and _same_position(position, best_group):
+        if len(best_group) > 1 and margin >= config.margin_nats and _same_position(best_group):
             message += f"; {SAME_POSITION}: pick the one played"
         return verdict("ambiguous", (), message)
     if not best[0]:
@@ -772,22 +767,6 @@ def follow(
     return _prune(closest, config, within=config.tentative_nats)
 
 
-def _sequences(position: Position, depth: int) -> Iterable[tuple[tuple[Move, ...], tuple[MoveVerdict, ...], Position]]:
-    """Every sequence of exactly ``depth`` legal moves from ``position``, with the verdict
-    of each move and the position it leaves."""
-    if depth == 0:
-        yield (), (), position
-        return
-    for move in position.legal_moves:
-        after, trace = position.play(move)
-        verdict = describe_move(position, move, after, trace)
-        if depth == 1:
-            yield (move,), (verdict,), after
-        elif not after.is_game_over():
-            for moves, verdicts, end in _sequences(after, depth - 1):
-                yield (move, *moves), (verdict, *verdicts), end
-
-
 def retrace(readings: list[Branch], observation: Observation, config: RefereeConfig | None = None,
             first: bool = False, width: int = 32) -> list[Branch]:
     """One view more on every reading of a stretch that no single view decided.
@@ -803,28 +782,29 @@ def retrace(readings: list[Branch], observation: Observation, config: RefereeCon
     """
     config = config or RefereeConfig()
     most = config.max_moves if first else min(config.max_moves, 2)
-    kept: dict[tuple[object, ...], Branch] = {}
+    # position key -> (reading, hypothesis, total score, rival score); the moves'
+    # verdicts are described only for the readings kept
+    kept: dict[tuple[object, ...], tuple[Branch, Hypothesis, float, float]] = {}
     for reading in readings:
-        if reading.position.is_game_over():
-            depths: range = range(1)
-        else:
-            depths = range(most + 1)
+        depths = range(1) if reading.position.is_game_over() else range(most + 1)
         for depth in depths:
-            for _moves, verdicts, end in _sequences(reading.position, depth):
-                counts = _counts(end)
-                score = observation.score(counts)
-                key = end.key()
-                total, rival = reading.score + score, reading.rival + score
+            for hyp in _hypotheses(reading.position, observation, depth):
+                key = hyp[4].key()
+                total, rival = reading.score + hyp[3], reading.rival + hyp[3]
                 there = kept.get(key)
                 if there is not None:
-                    if there.score >= total:  # another way to a position already reached
-                        kept[key] = replace(there, rival=max(there.rival, total))
+                    if there[2] >= total:  # another way to a position already reached
+                        kept[key] = (*there[:3], max(there[3], total))
                         continue
-                    rival = max(rival, there.score)
-                deficits = observation.pit_scores(counts)
-                explains = (float(deficits.sum()) <= config.explain_nats
-                            and float(deficits.max()) <= config.pit_nats)
-                kept[key] = Branch(end, reading.notations + tuple(v.notation for v in verdicts),
-                                   reading.verdicts + verdicts, total, reading.unexplained + (not explains), explains,
-                                   rival)
-    return sorted(kept.values(), key=lambda b: -b.score)[:width]
+                    rival = max(rival, there[2])
+                kept[key] = (reading, hyp, total, rival)
+    out = []
+    best_possible = observation.best_score()
+    for reading, (moves, notations, counts, score, _end), _total, rival in sorted(
+            kept.values(), key=lambda k: -k[2])[:width]:
+        deficits = observation.pit_scores(counts)
+        explains = float(deficits.sum()) <= config.explain_nats and float(deficits.max()) <= config.pit_nats
+        candidate = Candidate(notations, counts, score, best_possible - score, moves, score, explains)
+        out.append(replace(_grow(reading.position, reading.notations, reading.verdicts, reading.score, candidate,
+                                 reading.unexplained + (not explains)), rival=rival))
+    return out
