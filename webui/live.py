@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -381,7 +381,7 @@ class LiveReferee:
                 if self.branches and not self._settles(verdict, changed):
                     result = self._follow_branches(image, observation, changed_since_branch, verdict)
                 else:
-                    if verdict.status == "accepted" and len(verdict.moves) > 2 and not self.players:
+                    if self._holds(verdict):
                         verdict = self._held(verdict)
                     result = self._settle_verdict(verdict, "camera")
                     if verdict.status == "ambiguous":
@@ -400,6 +400,10 @@ class LiveReferee:
                 self.latencies_ms.append(latency)
                 result["latency_ms"] = round(latency, 1)
                 return result
+
+    def _holds(self, verdict: Verdict) -> bool:
+        """Whether a verdict from the accepted position is held for the next view (:meth:`_held`)."""
+        return verdict.status == "accepted" and len(verdict.moves) > 2 and not self.players
 
     def _held(self, verdict: Verdict) -> Verdict:
         """Without players, three moves or more seen at once are not logged on that view
@@ -438,13 +442,11 @@ class LiveReferee:
             return result
         if len(readings) > 1 and best.score - readings[1].score < self.referee.margin_nats:
             return result
-        if self._kept_view is not None:
-            # as for a pair (_settles): the path must pass through a board that fits the
-            # view its readings were kept from about as well as they do
-            seen, kept = self._kept_view
-            boards = [board_vector(self.position.to_json())] + [board_vector(v.position) for v in best.verdicts]
-            if max(seen.score(b) for b in boards) < kept - self.referee.margin_nats:
-                return result
+        # as for a pair (_settles): the path must pass through a board that fits the
+        # view readings were last kept from about as well as they do
+        boards = [board_vector(self.position.to_json())] + [board_vector(v.position) for v in best.verdicts]
+        if not self._fits_kept_view(boards):
+            return result
         note = (f"accepted though {best.unexplained} of the {used} views since the last logged move fitted no "
                 "legal move: read together, the views fit these moves far better than any others")
         if best.score - best.rival < self.referee.margin_nats:
@@ -528,6 +530,15 @@ class LiveReferee:
         best = max((observation.score(board_vector(b.position.to_json())) for b in self.branches), default=None)
         self._kept_view = None if best is None else (observation, best)
 
+    def _fits_kept_view(self, boards: Iterable[np.ndarray]) -> bool:
+        """Whether one of ``boards`` fits the view the readings were last kept from
+        (:meth:`_keep_tentative`) within ``margin_nats`` of the best of them (True when
+        none were kept)."""
+        if self._kept_view is None:
+            return True
+        seen, best = self._kept_view
+        return max(seen.score(b) for b in boards) >= best - self.referee.margin_nats
+
     def _settles(self, verdict: Verdict, changed: dict[str, float] | None) -> bool:
         """Whether a view refereed from the accepted position ends a pending stretch by
         itself: a move accepted; or, after a view no move explained (no ambiguity among
@@ -540,13 +551,11 @@ class LiveReferee:
         kept from it: they would ignore what that view showed (the kept readings are
         followed instead). Without players, neither do three moves or more (:meth:`_held`)."""
         tentative_pending = any(b.unexplained for b in self.branches)
-        if verdict.status == "accepted" and len(verdict.moves) > 2 and not self.players:
+        if self._holds(verdict):
             return False  # held for the next view to confirm (_held): the readings kept go on
         if verdict.status == "accepted":
-            if tentative_pending and self._kept_view is not None and len(verdict.moves) >= 2:
-                seen, best = self._kept_view
-                on_the_way = max(seen.score(board_vector(m.position)) for m in verdict.moves[:-1])
-                return on_the_way >= best - self.referee.margin_nats
+            if tentative_pending and len(verdict.moves) >= 2:
+                return self._fits_kept_view(board_vector(m.position) for m in verdict.moves[:-1])
             return True
         return verdict.status == "unchanged" and changed is not None and tentative_pending
 
@@ -593,7 +602,7 @@ class LiveReferee:
             self.pending = direct
             self._keep_tentative(direct, observation)
             return self._settle_verdict(direct, "camera")
-        elif direct.status == "accepted" and len(direct.moves) > 2 and not self.players:
+        elif self._holds(direct):
             # nor here, but three moves from the accepted position explain the view: held
             held = self._held(direct)
             self.branches = split(self.position, held, self.referee)
@@ -623,13 +632,13 @@ class LiveReferee:
         return profile
 
     def _settle_verdict(self, verdict: Verdict, source: str) -> dict[str, Any]:
-        note = None
+        note, logged = None, None
         if verdict.status == "accepted":
             missed = sum(1 for ply, *_ in self._missed if ply == self.ply) if source == "camera" else 0
             if missed:
                 note = (f"accepted though {missed} view(s) on the way fitted no legal move: "
                         "this view fits only these moves")
-            self._log(verdict.moves, source, note)
+            logged = self._log(verdict.moves, source, note)
         elif verdict.status in ("unexplained", "ambiguous"):
             self.pending = verdict
         elif verdict.status == "unchanged":
@@ -638,7 +647,7 @@ class LiveReferee:
         if note:  # "X then Y (legal)" -> "X then Y (legal; note)"
             message = self.verdict["message"]
             self.verdict["message"] = message[:-1] + f"; {note})" if message.endswith(")") else f"{message}; {note}"
-            self.verdict["moves"] = [m | {"note": note} for m in self.verdict["moves"]]
+            self.verdict["moves"] = logged
         self.verdict["at"] = time.time()
         self.verdict["ply"] = self.ply
         return self.verdict
