@@ -210,13 +210,12 @@ class LiveReferee:
         # the reading of the unexplained view the kept readings come from, and the best
         # score any of them got on it
         self._kept_view: tuple[Observation, float] | None = None
-        # views no legal move from the logged position explained: the ply they were
-        # refereed at, the reading and the camera's change map against the logged
-        # position's view; they pick among readings that all leave the same position
-        self._missed: list[tuple[int, Observation, dict[str, float] | None]] = []
-        # every view read since the last logged move (ply, reading), and the readings of
-        # that stretch traced through them (engine.referee.retrace): (ply, views used, readings)
-        self._views: list[tuple[int, Observation]] = []
+        # every view refereed since the last logged move: the ply it was refereed at, the
+        # reading, the camera's change map against the logged position's view, and
+        # whether no legal move explained it. Those pick among readings that all leave
+        # the same position, and a lost stretch is traced through them
+        self._views: list[tuple[int, Observation, dict[str, float] | None, bool]] = []
+        # the readings of a lost stretch (engine.referee.retrace): (ply, views used, readings)
         self._trail: tuple[int, int, list[Branch]] | None = None
         self.source: FrameSource | None = None
         self.source_info: dict[str, Any] = {"kind": "browser", "running": False, "ended": False}
@@ -253,7 +252,6 @@ class LiveReferee:
             self.verdict = None
             self._reference = None
             self.branches = []
-            self._missed = []
             self._views, self._trail = [], None
             self.detector.reset()
 
@@ -376,8 +374,8 @@ class LiveReferee:
                     recognition, observation, verdict, holes = closer
                     reading.update(self._pit_readings(recognition, status), looked_again=list(holes))
                 ply = self.ply
-                if verdict.status == "unexplained":
-                    self._missed = [m for m in self._missed if m[0] == self.ply] + [(self.ply, observation, changed)]
+                self._views = [v for v in self._views if v[0] == ply] + [
+                    (ply, observation, changed, verdict.status == "unexplained")]
                 if self.branches and not self._settles(verdict, changed):
                     result = self._follow_branches(image, observation, changed_since_branch, verdict)
                 else:
@@ -423,17 +421,12 @@ class LiveReferee:
         fitting the view readings were last kept from (as :meth:`_settles` asks of a
         pair), its moves are logged with a note. Returns the verdict to show. (With
         players, they are asked instead.)"""
-        if self.ply != ply:  # moves were logged from this view
-            self._views, self._trail = [], None
-            return result
-        if self.players:
-            return result
-        self._views = [v for v in self._views if v[0] == ply] + [(ply, observation)]
-        if result.get("status") != "unexplained" or len(self._views) < 2:
+        views = [v[1] for v in self._views if v[0] == ply]
+        if self.players or self.ply != ply or result.get("status") != "unexplained" or len(views) < 2:
             return result
         used, readings = ((self._trail[1], self._trail[2]) if self._trail is not None and self._trail[0] == ply
                           else (0, [Branch(self.position, (), (), 0.0)]))
-        for _, seen in self._views[used:]:
+        for seen in views[used:]:
             readings = retrace(readings, seen, self.referee, first=used == 0)
             used += 1
         self._trail = (ply, used, readings)
@@ -454,7 +447,6 @@ class LiveReferee:
                     "since the last logged move fitted no legal move, and another order of moves to the same position "
                     "fits them nearly as well")
         moves = self._log(best.verdicts, "camera", note)
-        self._views, self._trail = [], None
         return self._set_verdict("accepted", f"{' then '.join(best.notations)} (legal; {note})", moves)
 
     def _pit_readings(self, recognition: Any, status: Sequence[str]) -> dict[str, Any]:
@@ -498,7 +490,7 @@ class LiveReferee:
             return None
         if not same_position(b.position for b in branches):
             return None
-        missed = [(seen, changed) for ply, seen, changed in self._missed if ply == self.ply]
+        missed = [(seen, changed) for ply, seen, changed, unexplained in self._views if ply == self.ply and unexplained]
         if missed and any(len(b.verdicts) > 1 for b in branches):
             # views on the way no move explained were seen: the reading whose boards on
             # the way fit them best (counts and the camera's change map, as the referee
@@ -634,7 +626,7 @@ class LiveReferee:
     def _settle_verdict(self, verdict: Verdict, source: str) -> dict[str, Any]:
         note, logged = None, None
         if verdict.status == "accepted":
-            missed = sum(1 for ply, *_ in self._missed if ply == self.ply) if source == "camera" else 0
+            missed = sum(1 for v in self._views if v[0] == self.ply and v[3]) if source == "camera" else 0
             if missed:
                 note = (f"accepted though {missed} view(s) on the way fitted no legal move: "
                         "this view fits only these moves")
@@ -697,7 +689,6 @@ class LiveReferee:
             self.ply -= 1
             self._reference = None
             self.branches = []
-            self._missed = []
             self._views, self._trail = [], None
             self.pending = None
             self._set_verdict("undone", f"{notation} taken back")
