@@ -768,7 +768,8 @@ def follow(
 
 
 def retrace(readings: list[Branch], observation: Observation, config: RefereeConfig | None = None,
-            first: bool = False, width: int = 32) -> list[Branch]:
+            first: bool = False, width: int = 32, changed: Mapping[str, float] | None = None,
+            changed_from: np.ndarray | None = None) -> list[Branch]:
     """One view more on every reading of a stretch that no single view decided.
 
     Lost stretches (views no legal move explains, one after another) are read the way a
@@ -779,6 +780,13 @@ def retrace(readings: list[Branch], observation: Observation, config: RefereeCon
     to one position keep only their best (and the score of the next best in ``rival``:
     another order of moves to the same position); the ``width`` best positions are
     kept, best first. ``explained`` says whether the reading explains this view by itself.
+
+    ``changed`` is the camera's change map of this view against a view of the board
+    ``changed_from`` (counts in HOLES order; the last logged position, for every view of
+    the stretch): its log-likelihood under each path's board at this view is added to
+    the path's score, as :func:`infer_move` ranks with it, so the pits the camera saw
+    change on the way tell orders of moves apart where hidden seeds make the counts fit
+    another order as well.
     """
     config = config or RefereeConfig()
     most = config.max_moves if first else min(config.max_moves, 2)
@@ -790,7 +798,9 @@ def retrace(readings: list[Branch], observation: Observation, config: RefereeCon
         for depth in depths:
             for hyp in _hypotheses(reading.position, observation, depth):
                 key = hyp[4].key()
-                total, rival = reading.score + hyp[3], reading.rival + hyp[3]
+                step = hyp[3] + (change_evidence(changed_from, hyp[2], changed)
+                                 if changed and changed_from is not None else 0.0)
+                total, rival = reading.score + step, reading.rival + step
                 there = kept.get(key)
                 if there is not None:
                     if there[2] >= total:  # another way to a position already reached
@@ -800,11 +810,11 @@ def retrace(readings: list[Branch], observation: Observation, config: RefereeCon
                 kept[key] = (reading, hyp, total, rival)
     out = []
     best_possible = observation.best_score()
-    for reading, (moves, notations, counts, score, _end), _total, rival in sorted(
+    for reading, (moves, notations, counts, score, _end), total, rival in sorted(
             kept.values(), key=lambda k: -k[2])[:width]:
         deficits = observation.pit_scores(counts)
         explains = float(deficits.sum()) <= config.explain_nats and float(deficits.max()) <= config.pit_nats
-        candidate = Candidate(notations, counts, score, best_possible - score, moves, score, explains)
+        candidate = Candidate(notations, counts, score, best_possible - score, moves, total - reading.score, explains)
         out.append(replace(_grow(reading.position, reading.notations, reading.verdicts, reading.score, candidate,
                                  reading.unexplained + (not explains)), rival=rival))
     return out

@@ -421,13 +421,14 @@ class LiveReferee:
         fitting the view readings were last kept from (as :meth:`_settles` asks of a
         pair), its moves are logged with a note. Returns the verdict to show. (With
         players, they are asked instead.)"""
-        views = [v[1] for v in self._views if v[0] == ply]
+        views = [(v[1], v[2]) for v in self._views if v[0] == ply]
         if self.players or self.ply != ply or result.get("status") != "unexplained" or len(views) < 2:
             return result
         used, readings = ((self._trail[1], self._trail[2]) if self._trail is not None and self._trail[0] == ply
                           else (0, [Branch(self.position, (), (), 0.0)]))
-        for seen in views[used:]:
-            readings = retrace(readings, seen, self.referee, first=used == 0)
+        base = board_vector(self.position.to_json())  # every view's change map is against its view
+        for seen, changed in views[used:]:
+            readings = retrace(readings, seen, self.referee, first=used == 0, changed=changed, changed_from=base)
             used += 1
         self._trail = (ply, used, readings)
         best = readings[0] if readings else None

@@ -229,6 +229,45 @@ def test_a_retraced_stretch_knows_when_another_order_of_moves_fits_as_well() -> 
     assert best.score - best.rival >= RefereeConfig().margin_nats
 
 
+def test_a_retraced_stretch_takes_the_order_the_camera_saw_change() -> None:
+    # The same two orders (2.2, 2.3), with a view after the first move whose differing
+    # pits are read as either order's count alike (seeds hidden): the counts cannot tell
+    # the orders apart, the camera's change maps against the last logged position's view
+    # can (a7> changed a7 and the pits it sowed, a5< others)
+    from engine.referee import Branch, change_evidence, retrace
+
+    start = Position.start()
+    for text in ("A7>*", "a6<*", "A6>"):
+        start.push(start.parse_move(text))
+    first, _ = start.play(start.parse_move("a7>"))
+    other, _ = start.play(start.parse_move("a5<"))
+    end = first
+    for text in ("A5<", "a5<"):
+        end, _ = end.play(end.parse_move(text))
+    base, mid, alt = (board_vector(p.to_json()) for p in (start, first, other))
+    assert (mid != alt).any()
+    probs = np.exp(Observation.from_counts(mid).log_probs)
+    for i in np.flatnonzero(mid != alt):
+        probs[i] = 0.02 / 39
+        probs[i, [mid[i], alt[i]]] = 0.49
+    seen_mid = Observation(np.log(probs))
+    seen_end = Observation.from_counts(end.to_json())
+
+    def change_map(board: np.ndarray) -> dict[str, float]:
+        return {h: 0.9 if base[i] != board[i] else 0.03 for i, h in enumerate(HOLES)}
+
+    blind = retrace(retrace([Branch(start, (), (), 0.0)], seen_mid, first=True), seen_end)[0]
+    assert blind.position.to_json() == end.to_json() and blind.rival == pytest.approx(blind.score)
+    readings = retrace([Branch(start, (), (), 0.0)], seen_mid, first=True, changed=change_map(mid), changed_from=base)
+    best = retrace(readings, seen_end, changed=change_map(board_vector(end.to_json())), changed_from=base)[0]
+    assert best.notations == ("a7>", "A5<", "a5<")
+    assert best.score - best.rival >= RefereeConfig().margin_nats
+    assert best.score == pytest.approx(
+        seen_mid.score(mid) + seen_end.score(board_vector(end.to_json()))
+        + change_evidence(base, mid, change_map(mid))
+        + change_evidence(base, board_vector(end.to_json()), change_map(board_vector(end.to_json()))))
+
+
 def test_game_over_position_infers_nothing() -> None:
     # 1.1: North's front row is empty: North has lost.
     pos = Position.from_json({
