@@ -16,9 +16,10 @@ Figures per game and in total:
   the game's move at that ply),
 - false "illegal" alarms (``unexplained`` verdicts: every move in the
   sequences is legal, so each is false),
-- moves needing a human (confirmed by the simulated player; it answers an
-  "unexplained" at once, an "ambiguous" only if the next view leaves it open,
-  since the referee keeps every possible reading until a later view decides),
+- moves needing a human (confirmed by the simulated player; it answers a question,
+  "unexplained" or "ambiguous", only if the next view leaves it open, as players
+  keep playing while the page asks and the referee keeps its readings for the later
+  views to decide; a question left open at the game's last view is answered then),
 - wrong moves accepted (the simulated player takes them back and confirms
   the true move; those moves then count as needing a human, not as correct),
 - time from the board settling (the settled view is taken) to the verdict:
@@ -109,7 +110,7 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
             return
         seen_verdict_at = verdict.get("at")
         status = verdict["status"]
-        if status != "ambiguous":
+        if status not in ("ambiguous", "unexplained"):
             waited.clear()
         if status == "accepted":
             logged_now = [m.notation for m in live.store.get(live.game_id).moves]
@@ -148,7 +149,7 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
                            "message": verdict["message"][:300]})
             if not args.players:
                 return  # nobody answers: the referee goes on by itself (as `bao referee` does)
-            if status == "ambiguous" and live.branches and not waited:
+            if not waited:
                 # the players need not answer at once: the next view may settle it
                 waited.append(entry["file"])
                 return
@@ -176,6 +177,12 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
                 break
             live.feed(frame)
             after_frame(source.entries[index])
+    if args.players and waited and live.pending is not None:
+        # the game's last view left a question open: the players answer it now
+        before = live.ply
+        if shown > before:
+            live.confirm(truth[before:shown])
+            human += shown - before
     log = live.store.get(live.game_id).moves
     logged = [m.notation for m in log]
     # logged correctly: by the referee itself (source camera), the game's move at that ply
