@@ -414,15 +414,19 @@ class LiveReferee:
                                "agrees")
 
     def _retrace(self, ply: int, observation: Observation, result: dict[str, Any]) -> dict[str, Any]:
-        """Without players: a view no move explained, after others since the last logged
-        move. Every legal path through all those views is traced
-        (:func:`engine.referee.retrace`), and when the best explains this view, beats
-        every other path by ``margin_nats`` over all of them and passes through a board
-        fitting the view readings were last kept from (as :meth:`_settles` asks of a
-        pair), its moves are logged with a note. Returns the verdict to show. (With
-        players, they are asked instead.)"""
+        """A view no move explained, after others since the last logged move. Every legal
+        path through all those views is traced (:func:`engine.referee.retrace`), and when
+        the best explains this view, beats every other path by ``margin_nats`` over all of
+        them and passes through a board fitting the view readings were last kept from (as
+        :meth:`_settles` asks of a pair), its moves are logged with a note. Returns the
+        verdict to show.
+
+        The players were asked at the stretch's first view; the question goes once its
+        moves are logged. When another order of moves to the same position fits nearly
+        as well, they pick the order (the question stays); without players that order
+        is logged, its note saying the order is not sure."""
         views = [(v[1], v[2]) for v in self._views if v[0] == ply]
-        if self.players or self.ply != ply or result.get("status") != "unexplained" or len(views) < 2:
+        if self.ply != ply or result.get("status") != "unexplained" or len(views) < 2:
             return result
         used, readings = ((self._trail[1], self._trail[2]) if self._trail is not None and self._trail[0] == ply
                           else (0, [Branch(self.position, (), (), 0.0)]))
@@ -444,6 +448,8 @@ class LiveReferee:
         note = (f"accepted though {best.unexplained} of the {used} views since the last logged move fitted no "
                 "legal move: read together, the views fit these moves far better than any others")
         if best.score - best.rival < self.referee.margin_nats:
+            if self.players:
+                return result  # they know the order played
             note = (f"{ORDER_UNSURE}: {best.unexplained} of the {used} views "
                     "since the last logged move fitted no legal move, and another order of moves to the same position "
                     "fits them nearly as well")

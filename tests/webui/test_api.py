@@ -149,6 +149,28 @@ def test_a_pair_of_moves_that_the_unexplained_view_contradicts_is_not_logged(cli
     assert [m["move"] for m in state["moves"]] == ["A7<*", "a5<"]
 
 
+def test_a_stretch_the_players_were_asked_about_is_retraced_by_the_later_views(client, recognizer) -> None:
+    # Four kunamua moves (2.2, 2.3), a view after the second read with a seed too many in
+    # B1 (no legal move explains it: the players are asked), the next after the fourth,
+    # clean: four moves from the last logged position, more than one view is searched for.
+    # Read together, the two views fit the four moves played far better than any others:
+    # they are logged with a note, and the question goes
+    pos, played, states = Position.start(), [], []
+    for step in (1, 2):
+        for _ in range(2):
+            move = pos.legal_moves[0]
+            played.append(pos.notation(move))
+            pos.push(move)
+        states.append(post_still(client, recognizer, pos.to_json(), misread={"B1": 1} if step == 1 else None).get_json())
+    assert states[0]["verdict"]["status"] == "unexplained" and states[0]["needs_players"] and states[0]["ply"] == 0
+    state = states[1]
+    assert state["ply"] == 4 and [m["move"] for m in state["moves"]] == played
+    assert state["verdict"]["status"] == "accepted" and not state["needs_players"]
+    assert "read together, the views fit these moves" in state["verdict"]["message"]
+    logged = client.get("/api/games/1").get_json()["moves"]
+    assert [m["source"] for m in logged] == ["camera"] * 4
+
+
 def test_players_saying_nothing_was_played_drop_the_readings_kept(app, recognizer) -> None:
     # A6<* (2.3) seen with A4's seed hidden: the referee keeps A6<* as a reading for the
     # later views; the players' counts say the board is still the start: nothing is kept
