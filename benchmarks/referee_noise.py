@@ -26,9 +26,16 @@ note says the order is not sure (:func:`score_log`), wrong moves logged (a move 
 another position, and every move after it), and views no move explained. Writes
 ``benchmarks/results/referee_noise.json``.
 
+With ``--players`` the play page's referee is run instead (``LiveReferee(players=True)``),
+with simulated players as ``benchmarks/referee_eval.py`` has them: they answer a question
+(unexplained or ambiguous) only if the next view leaves it open, by confirming the moves
+played since the last logged one, and take back wrong moves as soon as they are logged.
+Figures: moves the referee logged correctly by itself, moves the players confirmed,
+wrong moves taken back. Writes ``benchmarks/results/referee_noise_players.json``.
+
 Usage::
 
-    python3 benchmarks/referee_noise.py [--games 200] [--moves 24] [--seed 1]
+    python3 benchmarks/referee_noise.py [--games 200] [--moves 24] [--seed 1] [--players]
 """
 
 from __future__ import annotations
@@ -165,14 +172,24 @@ def play_game(seed: int, args: argparse.Namespace) -> dict[str, Any]:
     rng = np.random.default_rng([seed, 0])  # the game's moves and skipped views
     camera = SimulatedCamera(seed, args.hidden, args.off)
     live_module.pit_changes = camera.pit_changes  # the simulated camera's change map
-    live = LiveReferee(GameStore("sqlite://:memory:"), camera.recognize, look_again=None, players=False)
+    live = LiveReferee(GameStore("sqlite://:memory:"), camera.recognize, look_again=None, players=args.players)
     live.new_game()
     position = Position.start()
     truth: list[str] = []
     truth_positions: list[dict[str, Any]] = []
     viewed: set[int] = set()  # plies (0-based) after which the camera had a view
-    unexplained = 0
+    unexplained = human = taken_back = 0
+    waited = False  # a question of the players' page left open for one view
     seen_at = None
+
+    def answer() -> None:
+        """The players confirm the moves played since the last logged one."""
+        nonlocal human, seen_at
+        if len(truth) > live.ply:
+            human += len(truth) - live.ply
+            live.confirm(truth[live.ply:])
+            seen_at = live.verdict.get("at") if live.verdict else None
+
     live.feed(Frame(camera.view(board_vector(position.to_json())), 0.0, still=True, name="start"))
     while len(truth) < args.moves and not position.is_game_over():
         move = position.legal_moves[int(rng.integers(len(position.legal_moves)))]
@@ -187,6 +204,30 @@ def play_game(seed: int, args: argparse.Namespace) -> dict[str, Any]:
         if verdict and verdict.get("at") != seen_at:
             seen_at = verdict.get("at")
             unexplained += verdict["status"] == "unexplained"
+            if not args.players:
+                continue
+            if verdict["status"] in ("unexplained", "ambiguous"):
+                if waited:  # the next view left it open: the players answer
+                    waited = False
+                    answer()
+                else:
+                    waited = True  # they keep playing: the next view may settle it
+                continue
+            waited = False
+            logged = [m.notation for m in live.store.get(live.game_id).moves]
+            wrong_at = next((i for i, m in enumerate(logged) if m != truth[i]), None)
+            if wrong_at is not None:  # the players take the wrong moves back and say what was played
+                for _ in range(len(logged) - wrong_at):
+                    live.undo()
+                taken_back += len(logged) - wrong_at
+                answer()
+    if args.players and waited:
+        answer()  # the game's last view left a question open
+    if args.players:
+        log = live.store.get(live.game_id).moves
+        correct = sum(1 for m, t in zip(log, truth, strict=False) if m.source == "camera" and m.notation == t)
+        return {"seed": seed, "moves": len(truth), "logged": len(log), "correct": correct, "needing_human": human,
+                "taken_back": taken_back, "unexplained_views": unexplained}
     log = live.store.get(live.game_id).moves
     correct, same, unsure = score_log([m.position for m in log], [m.notation for m in log], truth, truth_positions,
                                       viewed, [str((m.verdict or {}).get("note", "")) for m in log])
@@ -204,10 +245,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--off", type=float, default=0.01)
     parser.add_argument("--skip", type=float, default=0.1,
                         help="share of views the camera misses (the next shows two moves, or more)")
-    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "referee_noise.json"))
+    parser.add_argument("--out", help="results file (default benchmarks/results/referee_noise.json, "
+                                      "referee_noise_players.json with --players)")
+    parser.add_argument("--players", action="store_true",
+                        help="the play page's referee, its players answering a question the next view leaves open "
+                             "and taking back wrong moves (default: nobody answers, as bao referee)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     games = [play_game(args.seed * 100003 + g, args) for g in range(args.games)]
+    if args.players:
+        total = {k: sum(g[k] for g in games)
+                 for k in ("moves", "correct", "needing_human", "taken_back", "unexplained_views")}
+        total["games_complete"] = sum(1 for g in games if g["correct"] == g["moves"])
+        total["wall_s"] = round(time.perf_counter() - started, 1)
+        print(f"{args.games} games, {total['moves']} moves, players answering: {total['correct']} logged correctly "
+              f"by the referee ({total['games_complete']} games complete), {total['needing_human']} confirmed "
+              f"by the players, {total['taken_back']} wrong moves taken back, "
+              f"{total['unexplained_views']} unexplained views; {total['wall_s']} s")
+        return _write(args, total, games)
     total = {k: sum(g[k] for g in games)
              for k in ("moves", "logged", "correct", "same_position", "order_unsure", "wrong", "unexplained_views")}
     total["games_wrong"] = sum(1 for g in games if g["wrong"])
@@ -220,7 +275,12 @@ def main(argv: list[str] | None = None) -> int:
           f"order, its note saying the order is not sure ({total['games_order_unsure']} games), "
           f"{total['wrong']} logged wrong or after a wrong one "
           f"({total['games_wrong']} games), {total['unexplained_views']} unexplained views; {total['wall_s']} s")
-    out = Path(args.out)
+    return _write(args, total, games)
+
+
+def _write(args: argparse.Namespace, total: dict[str, Any], games: list[dict[str, Any]]) -> int:
+    name = "referee_noise_players.json" if args.players else "referee_noise.json"
+    out = Path(args.out) if args.out else ROOT / "benchmarks" / "results" / name
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"settings": {k: v for k, v in vars(args).items() if k != "out"},
                                "total": total, "games": games}, indent=1) + "\n")
