@@ -30,13 +30,21 @@ def get_game(game_id: int) -> GameRecord:
 
 
 def to_record(game: GameRecord) -> records.GameRecord:
-    """The engine's record model of a logged game (headers, start, moves)."""
+    """The engine's record model of a logged game (headers, start, moves). Each move pair
+    whose moves carry a remark (:meth:`LoggedMove.remark`) gets it as the pair's comment."""
     headers = {"South": game.south, "North": game.north, "Date": game.created[:10]} | game.headers
     if game.finished and game.winner:
         headers["Result"] = f"{game.winner} wins" + (f" ({game.reason})" if game.reason else "")
-    return records.GameRecord.from_game(
-        Position.from_json(game.start), [m.notation for m in game.moves], headers
-    )
+    start = Position.from_json(game.start)
+    record = records.GameRecord.from_game(start, [m.notation for m in game.moves], headers)
+    offset = 1 if start.to_move == "north" else 0  # the record's first pair then opens with "..."
+    for i, move in enumerate(game.moves):
+        remark = move.remark()
+        if remark:
+            pair = (i + offset) // 2 + 1
+            text = f"{move.notation}: {remark}".replace("\n", " ")
+            record.comments[pair] = f"{record.comments[pair]} | {text}" if pair in record.comments else text
+    return record
 
 
 @bp.get("/games")
@@ -164,6 +172,7 @@ def replay(game_id: int) -> Response:
             "after": after.to_json(),
             "trace": trace.to_json(),
             "verdict": logged.verdict,
+            "source": logged.source,
         })
         position = after
     return jsonify({"game": game.summary(), "start": game.start, "moves": steps})

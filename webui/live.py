@@ -48,7 +48,7 @@ from vision.decode import status_pits
 from vision.motion import MotionConfig, SettleDetector, pit_changes
 from vision.rectify import homography
 from webui.sources import Frame, FrameSource
-from webui.store import GameStore
+from webui.store import GameStore, LoggedMove
 
 Recognizer = Callable[..., Any]
 """``recognize(image_bgr, south=..., profile=...) -> Recognition`` (vision's signature)."""
@@ -749,7 +749,8 @@ class LiveReferee:
         """The live state for the play page (JSON)."""
         with self.lock:
             moves = [
-                {"ply": i + 1, "move": str(m)} for i, m in enumerate(self._notations())
+                {"ply": m.ply, "move": m.notation, "source": m.source} | ({"remark": r} if (r := m.remark()) else {})
+                for m in self._logged()
             ]
             outcome = self.position.outcome()
             return {
@@ -771,10 +772,8 @@ class LiveReferee:
                 "problem": self.problem,
             }
 
-    def _notations(self) -> list[str]:
-        if self.game_id is None:
-            return []
-        return [m.notation for m in self.store.get(self.game_id).moves]
+    def _logged(self) -> list[LoggedMove]:
+        return [] if self.game_id is None else self.store.get(self.game_id).moves
 
     def expected_counts(self) -> dict[str, int]:
         return dict(zip(HOLES, (int(v) for v in board_vector(self.position.to_json())), strict=True))

@@ -79,6 +79,17 @@ class LoggedMove:
     source: str
     created: str
 
+    def remark(self) -> str | None:
+        """What a scribe should know about how the move was found: the referee's note (a
+        move not seen directly, an order of moves not sure), or that the players
+        confirmed it; None for a move the camera saw plainly, or one imported."""
+        note = (self.verdict or {}).get("note")
+        if note:
+            return str(note)
+        if self.source == "players":
+            return "confirmed by the players"
+        return None
+
     def to_json(self) -> dict[str, Any]:
         return {
             "ply": self.ply,

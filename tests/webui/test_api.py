@@ -43,7 +43,7 @@ def test_still_frame_move_is_logged_with_verdict(client, recognizer) -> None:
     assert state["verdict"]["status"] == "accepted"
     assert state["verdict"]["moves"][0]["notation"] == "A6<*"
     assert state["verdict"]["moves"][0]["kind"] == "kutakata"
-    assert state["moves"] == [{"ply": 1, "move": "A6<*"}]
+    assert state["moves"] == [{"ply": 1, "move": "A6<*", "source": "camera"}]  # seen plainly: no remark
     game = client.get("/api/games/1").get_json()
     assert [m["move"] for m in game["moves"]] == ["A6<*"]
     assert game["moves"][0]["source"] == "camera"
@@ -122,7 +122,11 @@ def test_unexplained_board_waits_for_players_then_candidate_confirmed(client, re
     assert client.get("/api/games/1").get_json()["moves"] == []  # never logged silently
     state = client.post("/api/live/confirm", json={"moves": ["A6<*"]}).get_json()
     assert state["ply"] == 1 and state["needs_players"] is False
+    assert state["moves"] == [{"ply": 1, "move": "A6<*", "source": "players", "remark": "confirmed by the players"}]
     assert client.get("/api/games/1").get_json()["moves"][0]["source"] == "players"
+    # the record a scribe exports says so
+    text = client.get("/api/games/1/export?format=record").get_data(as_text=True)
+    assert "1: A6<*; A6<*: confirmed by the players" in text
 
 
 def test_correcting_counts_resolves_a_misread(client, recognizer) -> None:
@@ -169,6 +173,17 @@ def test_a_stretch_the_players_were_asked_about_is_retraced_by_the_later_views(c
     assert "read together, the views fit these moves" in state["verdict"]["message"]
     logged = client.get("/api/games/1").get_json()["moves"]
     assert [m["source"] for m in logged] == ["camera"] * 4
+    # each is marked for a scribe: in the live move list, the replay and the exported record
+    assert all("read together" in m["remark"] for m in state["moves"])
+    replay = client.get("/api/games/1/replay").get_json()["moves"]
+    assert all(m["source"] == "camera" and "read together" in m["verdict"]["note"] for m in replay)
+    lines = [line for line in client.get("/api/games/1/export?format=record").get_data(as_text=True).splitlines()
+             if line[:2] in ("1:", "2:")]
+    assert len(lines) == 2
+    for line, (south, north) in zip(lines, (played[0:2], played[2:4]), strict=True):
+        body, comment = line.split(";", 1)
+        assert body.split()[1:] == [south, north]
+        assert comment.strip().startswith(f"{south}: accepted though") and f" | {north}: accepted though" in comment
 
 
 def test_players_saying_nothing_was_played_drop_the_readings_kept(app, recognizer) -> None:
@@ -377,6 +392,32 @@ def test_calibration_capture_passes_on_why_no_board_was_found(client, monkeypatc
     assert r.status_code == 200 and data["found"] is False
     assert "run off the image at the left edge" in data["reason"]
     assert "move the camera" in data["reason"]
+
+
+def test_exported_record_comments_fall_on_the_pair_of_the_move_remarked() -> None:
+    # A game starting with North to move: its record's first pair is "... <North's move>",
+    # so South's next move opens pair 2, and its remark (the referee's note) goes there;
+    # the record reads back, comments and all
+    from engine import record as records
+    from webui.games import to_record
+    from webui.store import GameStore
+
+    db = GameStore("sqlite://:memory:")
+    start = after("A6<*")
+    game_id = db.create_game(start.to_json(), "S", "N", None)
+    north = start.notation(start.legal_moves[0])
+    mid = after("A6<*", north)
+    south = mid.notation(mid.legal_moves[0])
+    rows = [(north, {"notation": north}, mid.to_json()),
+            (south, {"notation": south, "note": "accepted though 1 view(s) on the way fitted no legal move"},
+             after("A6<*", north, south).to_json())]
+    db.append_moves(game_id, rows, "camera", 0)
+    record = to_record(db.get(game_id))
+    assert record.comments == {2: f"{south}: accepted though 1 view(s) on the way fitted no legal move"}
+    text = records.write_text(record)
+    assert f"1: ... {north};\n" in text and f"2: {south}; {south}: accepted though" in text
+    back, problems = records.read_text(text)
+    assert not problems and [m.text for m in back.moves] == [north, south] and back.comments == record.comments
 
 
 def test_json_export_imports_back(client, recognizer) -> None:

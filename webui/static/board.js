@@ -144,5 +144,18 @@ const BaoBoard = (() => {
     return frames;
   }
 
-  return { draw, overlay, traceFrames, countsOf, CELL };
+  // a logged move for the move lists: marked when a scribe should look at it (its remark,
+  // webui.store.LoggedMove.remark: "?" found by the referee from other views, "✓" confirmed
+  // by the players), the remark shown on pointing at it
+  function moveLabel(m) {
+    const span = document.createElement("span");
+    span.textContent = m.move;
+    if (m.remark) {
+      span.className = m.source === "players" ? "move by-players" : "move noted";
+      span.title = m.remark;
+    }
+    return span;
+  }
+
+  return { draw, overlay, traceFrames, countsOf, moveLabel, CELL };
 })();

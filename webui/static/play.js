@@ -137,9 +137,11 @@
     list.replaceChildren();
     for (let i = 0; i < moves.length; i += 2) {
       const li = document.createElement("li");
-      li.textContent = moves[i].move + (moves[i + 1] ? "  " + moves[i + 1].move : "");
+      li.append(BaoBoard.moveLabel(moves[i]));
+      if (moves[i + 1]) li.append("  ", BaoBoard.moveLabel(moves[i + 1]));
       list.appendChild(li);
     }
+    $("move-legend").hidden = !moves.some((m) => m.remark);
     list.scrollTop = list.scrollHeight;
   }
 
