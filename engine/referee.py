@@ -642,6 +642,8 @@ class Branch:
         explained: whether the latest view was explained by this reading.
         rival: the score of the best other sequence of moves to the same position
             (:func:`retrace` only; -inf when none was traced).
+        before: the position this reading puts at the view before the latest
+            (:func:`retrace` only; None at the first view).
     """
 
     position: Position
@@ -651,6 +653,7 @@ class Branch:
     unexplained: int = 0
     explained: bool = True
     rival: float = -math.inf
+    before: Position | None = None
 
 
 def _grow(base: Position, prefix: tuple[str, ...], verdicts: tuple[MoveVerdict, ...], score: float,
@@ -703,8 +706,18 @@ def _closest(base: Branch | None, position: Position, verdict: Verdict, config: 
 def _fewer_seen(candidate: Candidate, observed: np.ndarray, pits: int) -> bool:
     """Whether the reading differs from the candidate's board only by fewer seeds seen,
     in one to ``pits`` pits."""
-    diff = candidate.difference(observed)
-    return 0 < len(diff) <= pits and all(d["observed"] < d["expected"] for d in diff.values())
+    return fewer_seen(candidate.counts, observed, pits)
+
+
+def fewer_seen(counts: np.ndarray, observed: np.ndarray, pits: int = HIDDEN_PITS,
+               forgiven: np.ndarray | None = None) -> bool:
+    """Whether the most likely counts ``observed`` differ from the board ``counts`` (HOLES
+    order) only by fewer seeds seen, in one to ``pits`` pits (seeds hidden by seeds);
+    pits marked in ``forgiven`` are not compared."""
+    differ = counts != observed
+    if forgiven is not None:
+        differ &= ~forgiven
+    return 0 < int(differ.sum()) <= pits and bool(np.all(observed[differ] < counts[differ]))
 
 
 def tentative(position: Position, verdict: Verdict, config: RefereeConfig | None = None) -> list[Branch]:
@@ -786,7 +799,9 @@ def retrace(readings: list[Branch], observation: Observation, config: RefereeCon
     the stretch): its log-likelihood under each path's board at this view is added to
     the path's score, as :func:`infer_move` ranks with it, so the pits the camera saw
     change on the way tell orders of moves apart where hidden seeds make the counts fit
-    another order as well.
+    another order as well. Whether a reading explains the view is judged as
+    :func:`infer_move` judges it: a pit the map sees untouched, left by the path as it
+    was, is not held to its (mis)read count.
     """
     config = config or RefereeConfig()
     most = config.max_moves if first else min(config.max_moves, 2)
@@ -810,11 +825,16 @@ def retrace(readings: list[Branch], observation: Observation, config: RefereeCon
                 kept[key] = (reading, hyp, total, rival)
     out = []
     best_possible = observation.best_score()
+    # as infer_move judges: pits the camera saw untouched since the last logged position's
+    # view keep its counts, so a misread there says nothing against a path leaving them so
+    untouched = _untouched(changed, config) if changed_from is not None else np.zeros(32, dtype=bool)
     for reading, (moves, notations, counts, score, _end), total, rival in sorted(
             kept.values(), key=lambda k: -k[2])[:width]:
         deficits = observation.pit_scores(counts)
+        deficits[untouched & (counts == changed_from)] = 0.0
         explains = float(deficits.sum()) <= config.explain_nats and float(deficits.max()) <= config.pit_nats
         candidate = Candidate(notations, counts, score, best_possible - score, moves, total - reading.score, explains)
         out.append(replace(_grow(reading.position, reading.notations, reading.verdicts, reading.score, candidate,
-                                 reading.unexplained + (not explains)), rival=rival))
+                                 reading.unexplained + (not explains)),
+                           rival=rival, before=None if first else reading.position))
     return out

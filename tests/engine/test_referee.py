@@ -268,6 +268,32 @@ def test_a_retraced_stretch_takes_the_order_the_camera_saw_change() -> None:
         + change_evidence(base, board_vector(end.to_json()), change_map(board_vector(end.to_json()))))
 
 
+def test_a_retraced_path_is_not_held_to_a_misread_pit_the_camera_saw_untouched() -> None:
+    # Two kunamua moves (2.2, 2.3) seen at once, B8 (empty, never sown) read surely as one
+    # seed. The camera's change map against the last logged position's view sees B8
+    # untouched, and the path leaves it as it was: as infer_move judges, that misread says
+    # nothing against the path, which explains the view; with B8 seen changed it does not
+    from engine.referee import Branch, retrace
+
+    start = Position.start()
+    end = start
+    for _ in range(2):
+        end, _ = end.play(end.legal_moves[0])
+    base, board = board_vector(start.to_json()), board_vector(end.to_json())
+    b8 = HOLES.index("B8")
+    assert base[b8] == board[b8] == 0
+    seen = board.copy()
+    seen[b8] = 1
+    change = {h: 0.9 if base[i] != board[i] else 0.03 for i, h in enumerate(HOLES)}
+    traced = retrace([Branch(start, (), (), 0.0)], Observation.from_counts(seen), first=True,
+                     changed=change, changed_from=base)[0]
+    assert traced.position.to_json() == end.to_json() and traced.explained
+    change["B8"] = 0.9
+    traced = retrace([Branch(start, (), (), 0.0)], Observation.from_counts(seen), first=True,
+                     changed=change, changed_from=base)[0]
+    assert traced.position.to_json() == end.to_json() and not traced.explained
+
+
 def test_game_over_position_infers_nothing() -> None:
     # 1.1: North's front row is empty: North has lost.
     pos = Position.from_json({
