@@ -60,6 +60,10 @@ LookAgain = Callable[[Any, Sequence[str]], Any]
 pits named read again more closely, or None when they cannot be."""
 
 
+class StaleRequest(ValueError):
+    """A players' request made before the referee logged more moves (:meth:`LiveReferee._at_ply`)."""
+
+
 def vision_read_again(recognition: Any, holes: Sequence[str]) -> Any:
     """:func:`vision.pipeline.read_again` for readings of the vision pipeline (None for
     any other recognizer's: they keep no pit crops)."""
@@ -680,10 +684,21 @@ class LiveReferee:
         return self.verdict
 
     # -- corrections by the players -----------------------------------------
-    def correct_counts(self, counts: dict[str, int]) -> dict[str, Any]:
+    def _at_ply(self, ply: int | None) -> None:
+        """A players' request made when ``ply`` moves were logged (None: not said) must
+        still find them so: the referee may have logged moves meanwhile (the later views
+        settled what they were asked about), and their answer was to another question."""
+        if ply is not None and ply != self.ply:
+            raise StaleRequest(
+                f"the game moved on: {self.ply} moves are logged, the request was made at {ply}; "
+                "look at the board and the log again")
+
+    def correct_counts(self, counts: dict[str, int], ply: int | None = None) -> dict[str, Any]:
         """The players' counts for some pits (the rest as last read, or as the
-        accepted position has them before any reading); referee that board."""
+        accepted position has them before any reading); referee that board. ``ply``:
+        the moves logged when they chose (:meth:`_at_ply`)."""
         with self.lock:
+            self._at_ply(ply)
             board = dict(self.reading["counts"]) if self.reading else self.expected_counts()
             for hole, value in counts.items():
                 if hole not in HOLES:
@@ -702,9 +717,11 @@ class LiveReferee:
                 self._reference = (self._last_view, self.ply)
             return result
 
-    def confirm(self, moves: Sequence[str]) -> dict[str, Any]:
-        """Log moves the players chose (notation; must be legal in turn)."""
+    def confirm(self, moves: Sequence[str], ply: int | None = None) -> dict[str, Any]:
+        """Log moves the players chose (notation; must be legal in turn). ``ply``: the
+        moves logged when they chose (:meth:`_at_ply`)."""
         with self.lock:
+            self._at_ply(ply)
             if not moves:
                 raise ValueError("give at least one move to confirm")
             _, verdicts = apply_moves(self.position, list(moves))
@@ -714,11 +731,14 @@ class LiveReferee:
             return self._set_verdict(
                 "accepted", " then ".join(v.notation for v in verdicts) + " (confirmed by the players)", logged)
 
-    def undo(self) -> str:
-        """Take back the last logged move."""
+    def undo(self, ply: int | None = None) -> str:
+        """Take back the last logged move. ``ply``: the moves logged when the players
+        chose to (:meth:`_at_ply`), so a move the referee logged meanwhile is not the one
+        taken back."""
         with self.lock:
             if self.game_id is None:
                 raise ValueError("no game is live")
+            self._at_ply(ply)
             notation = self.store.undo_last(self.game_id)
             self.position.pop()
             self.ply -= 1

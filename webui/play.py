@@ -10,7 +10,7 @@ import numpy as np
 from flask import Blueprint, Flask, Response, current_app, jsonify, render_template, request
 
 from webui.errors import ApiError
-from webui.live import LiveReferee, encode_jpeg
+from webui.live import LiveReferee, StaleRequest, encode_jpeg
 from webui.sources import Frame, GameSequenceSource, open_source
 
 bp = Blueprint("play", __name__)
@@ -94,14 +94,27 @@ def post_frame() -> Response:
     return jsonify(referee.feed(Frame(image, time.monotonic(), still=still, name="browser")))
 
 
+def asked_at(body: dict[str, Any]) -> int | None:
+    """The optional ``"ply"`` of a players' request: the moves logged when they chose."""
+    ply = body.get("ply")
+    if ply is None:
+        return None
+    if not isinstance(ply, int) or isinstance(ply, bool) or ply < 0:
+        raise ApiError(f'"ply" must be the number of moves logged when the request was made, got {ply!r}')
+    return ply
+
+
 @bp.post("/api/live/correct")
 def correct() -> Response:
-    counts = json_body().get("counts")
+    body = json_body()
+    counts = body.get("counts")
     if not isinstance(counts, dict) or not counts:
         raise ApiError('give {"counts": {"A1": 3, ...}} with the pits to correct')
     try:
         referee = live()
-        referee.correct_counts(counts)
+        referee.correct_counts(counts, asked_at(body))
+    except StaleRequest as exc:
+        raise ApiError(str(exc), 409) from exc
     except ValueError as exc:
         raise ApiError(str(exc)) from exc
     return jsonify(referee.summary())
@@ -109,14 +122,17 @@ def correct() -> Response:
 
 @bp.post("/api/live/confirm")
 def confirm() -> Response:
-    moves = json_body().get("moves")
+    body = json_body()
+    moves = body.get("moves")
     if isinstance(moves, str):
         moves = moves.split()
     if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
         raise ApiError('give {"moves": ["A6<*"]}: the move(s) to log, in notation')
     referee = live()
     try:
-        referee.confirm(moves)
+        referee.confirm(moves, asked_at(body))
+    except StaleRequest as exc:
+        raise ApiError(str(exc), 409) from exc
     except ValueError as exc:
         raise ApiError(str(exc)) from exc
     return jsonify(referee.summary())
@@ -125,8 +141,9 @@ def confirm() -> Response:
 @bp.post("/api/live/undo")
 def undo() -> Response:
     referee = live()
+    body = request.get_json(silent=True)
     try:
-        referee.undo()
+        referee.undo(asked_at(body) if isinstance(body, dict) else None)
     except ValueError as exc:
         raise ApiError(str(exc), 409) from exc
     return jsonify(referee.summary())

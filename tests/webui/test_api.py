@@ -199,6 +199,31 @@ def test_players_saying_nothing_was_played_drop_the_readings_kept(app, recognize
     assert live.branches == [] and state["ply"] == 0
 
 
+def test_a_players_answer_to_a_question_the_referee_settled_meanwhile_is_refused(app, recognizer) -> None:
+    # The players chose while one move was logged ("ply": 1), but the referee has logged
+    # another since (a later view settled it): their confirmation, correction or take-back
+    # was made for another board, so it is refused (409) and nothing changes
+    client = app.test_client()
+    post_still(client, recognizer, after("A6<*"))
+    second = after("A6<*").notation(after("A6<*").legal_moves[0])
+    state = post_still(client, recognizer, after("A6<*", second)).get_json()
+    assert state["ply"] == 2
+    third = after("A6<*", second).notation(after("A6<*", second).legal_moves[0])
+    for url, body in (("/api/live/confirm", {"moves": [third], "ply": 1}),
+                      ("/api/live/correct", {"counts": {"A1": 0}, "ply": 1}),
+                      ("/api/live/undo", {"ply": 1})):
+        r = client.post(url, json=body)
+        assert r.status_code == 409 and "the game moved on: 2 moves are logged" in r.get_json()["error"]["message"]
+    assert [m["move"] for m in client.get("/api/games/1").get_json()["moves"]] == ["A6<*", second]
+    r = client.post("/api/live/confirm", json={"moves": [third], "ply": True})
+    assert r.status_code == 400 and '"ply"' in r.get_json()["error"]["message"]
+    # made at the moves logged now, each is done
+    state = client.post("/api/live/undo", json={"ply": 2}).get_json()
+    assert state["ply"] == 1
+    state = client.post("/api/live/confirm", json={"moves": [second], "ply": 1}).get_json()
+    assert state["ply"] == 2 and state["moves"][-1]["source"] == "players"
+
+
 def test_bad_corrections_are_json_errors(client) -> None:
     r = client.post("/api/live/correct", json={"counts": {"Z9": 1}})
     assert r.status_code == 400 and "Z9" in r.get_json()["error"]["message"]
