@@ -825,16 +825,49 @@ def retrace(readings: list[Branch], observation: Observation, config: RefereeCon
                 kept[key] = (reading, hyp, total, rival)
     out = []
     best_possible = observation.best_score()
-    # as infer_move judges: pits the camera saw untouched since the last logged position's
-    # view keep its counts, so a misread there says nothing against a path leaving them so
-    untouched = _untouched(changed, config) if changed_from is not None else np.zeros(32, dtype=bool)
     for reading, (moves, notations, counts, score, _end), total, rival in sorted(
             kept.values(), key=lambda k: -k[2])[:width]:
         deficits = observation.pit_scores(counts)
-        deficits[untouched & (counts == changed_from)] = 0.0
+        deficits[_left_untouched(counts, config, changed, changed_from)] = 0.0
         explains = float(deficits.sum()) <= config.explain_nats and float(deficits.max()) <= config.pit_nats
         candidate = Candidate(notations, counts, score, best_possible - score, moves, total - reading.score, explains)
         out.append(replace(_grow(reading.position, reading.notations, reading.verdicts, reading.score, candidate,
                                  reading.unexplained + (not explains)),
                            rival=rival, before=None if first else reading.position))
     return out
+
+
+def _left_untouched(counts: np.ndarray, config: RefereeConfig, changed: Mapping[str, float] | None,
+                    changed_from: np.ndarray | None) -> np.ndarray:
+    """Pits the camera saw untouched since a view of the board ``changed_from`` and that the
+    board ``counts`` leaves as they were: as :func:`infer_move` judges, a misread there says
+    nothing against the board (HOLES order; none without a change map)."""
+    if changed_from is None:
+        return np.zeros(32, dtype=bool)
+    return _untouched(changed, config) & (counts == changed_from)
+
+
+def short_by_hidden_seeds(best: Branch, seen_before: Observation, seen: Observation,
+                          config: RefereeConfig | None = None, changed: Mapping[str, float] | None = None,
+                          changed_from: np.ndarray | None = None) -> bool:
+    """Whether a retraced reading (:func:`retrace`) that does not explain the latest view
+    ``seen`` fails it only as a seed hidden by seeds would.
+
+    The view shows fewer seeds than the reading leaves, in one to ``HIDDEN_PITS`` pits
+    (pits the change map ``changed`` saw untouched since ``changed_from`` and that the
+    reading leaves so aside), and in each of them the reading left the count as it was at
+    the view before (``best.before``), which ``seen_before`` read short there too. A seed
+    that fell into a pit behind others stays hidden while the pit is left alone, so no
+    path explains the views after it; a wrong path (the moves played lying beyond the
+    search) seldom fails two views in the same pit only so.
+    """
+    config = config or RefereeConfig()
+    if best.before is None:
+        return False
+    counts, reading = board_vector(best.position.to_json()), seen.most_likely()
+    forgiven = _left_untouched(counts, config, changed, changed_from)
+    if not fewer_seen(counts, reading, forgiven=forgiven):
+        return False
+    short = (reading < counts) & ~forgiven
+    before = board_vector(best.before.to_json())
+    return bool(np.all(before[short] == counts[short]) and np.all(seen_before.most_likely()[short] < counts[short]))

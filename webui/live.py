@@ -38,11 +38,11 @@ from engine.referee import (
     board_vector,
     change_evidence,
     disputed_pits,
-    fewer_seen,
     follow,
     infer_move,
     retrace,
     same_position,
+    short_by_hidden_seeds,
     split,
     tentative,
 )
@@ -444,7 +444,8 @@ class LiveReferee:
         best = readings[0] if readings else None
         if best is None or not best.notations:
             return result
-        hidden = not best.explained and self._hidden_seeds(best, views[-2][0], observation, views[-1][1], base)
+        hidden = not best.explained and short_by_hidden_seeds(
+            best, views[-2][0], observation, self.referee, views[-1][1], base)
         if not best.explained and not hidden:
             return result
         if len(readings) > 1 and best.score - readings[1].score < self.referee.margin_nats:
@@ -456,37 +457,16 @@ class LiveReferee:
             return result
         note = (f"accepted though {best.unexplained} of the {used} views since the last logged move fitted no "
                 "legal move: read together, the views fit these moves far better than any others")
-        if hidden:
-            note += f", though this view shows fewer seeds than they leave in a pit or two; {FEWER_SEEN}"
         if best.score - best.rival < self.referee.margin_nats:
             if self.players:
                 return result  # they know the order played
             note = (f"{ORDER_UNSURE}: {best.unexplained} of the {used} views "
                     "since the last logged move fitted no legal move, and another order of moves to the same position "
                     "fits them nearly as well")
+        if hidden:
+            note += f"; this view shows fewer seeds than they leave in a pit or two: {FEWER_SEEN}"
         moves = self._log(best.verdicts, "camera", note)
         return self._set_verdict("accepted", f"{' then '.join(best.notations)} (legal; {note})", moves)
-
-    def _hidden_seeds(self, best: Branch, seen_before: Observation, seen: Observation,
-                      changed: dict[str, float] | None, base: np.ndarray) -> bool:
-        """Whether a retraced path that does not explain the latest view ``seen`` fails it
-        only as a seed hidden by seeds would: the view shows fewer seeds than the path
-        leaves in a pit or two (pits the change map saw untouched since ``base``, the last
-        logged position, and left so, aside), and in each of them the path left the count
-        as it was at the view before, which showed fewer seeds there too. A seed that
-        fell into a pit behind others stays hidden while the pit is left alone, so no
-        path explains the views after it; a wrong path (the moves played lying outside
-        the search) seldom fails two views in the same pit only so."""
-        if best.before is None:
-            return False
-        counts, reading = board_vector(best.position.to_json()), seen.most_likely()
-        untouched = (np.array([(changed or {}).get(h, 1.0) < self.referee.untouched_below for h in HOLES])
-                     & (counts == base))
-        if not fewer_seen(counts, reading, forgiven=untouched):
-            return False
-        short = (reading < counts) & ~untouched
-        before = board_vector(best.before.to_json())
-        return bool(np.all(before[short] == counts[short]) and np.all(seen_before.most_likely()[short] < counts[short]))
 
     def _pit_readings(self, recognition: Any, status: Sequence[str]) -> dict[str, Any]:
         """The reading's per-pit fields: counts, confidence and the pits to highlight."""

@@ -470,18 +470,14 @@ def test_ambiguous_view_is_settled_by_the_next_one(client, recognizer) -> None:
 
 
 def test_views_no_move_explains_are_decided_by_a_later_one(client, recognizer) -> None:
-    # A6<* (2.3) seen with A4's seed hidden (read 0 where the move leaves 1), then North's
-    # reply seen with it still hidden: no legal move (nor pair of moves) explains either
-    # view. The referee asks the players but keeps the closest readings; South's next
-    # move, read cleanly, fits only A6<* then North's reply: all three are logged, each
-    # with a note saying so. Nothing had been logged before that view
+    # A6<* (2.3) seen with A4's seed hidden (read 0 where the move leaves 1): no legal move
+    # explains the view, the players are asked, and the closest readings are kept
     mid = after("A6<*")
     north = "a6<"  # captures A3's seed (2.2), leaves A4's
     state = post_still(client, recognizer, mid, misread={"A4": 0}).get_json()
     assert state["verdict"]["status"] == "unexplained" and state["needs_players"] and state["ply"] == 0
-    state = post_still(client, recognizer, after("A6<*", north), misread={"A4": 0}).get_json()
-    assert state["verdict"]["status"] == "unexplained" and state["ply"] == 0
-    assert f"closest: A6<* {north}," in state["verdict"]["message"]
+    # a clean view of South's next move after North's reply fits only A6<* then the reply:
+    # all three are logged, each with a note saying so, and the question goes
     pos = after("A6<*", north)
     south = pos.notation(pos.legal_moves[0])
     state = post_still(client, recognizer, after("A6<*", north, south)).get_json()
@@ -491,6 +487,20 @@ def test_views_no_move_explains_are_decided_by_a_later_one(client, recognizer) -
     game = client.get(f"/api/games/{state['game_id']}").get_json()
     assert all("fitted no legal move" in m["verdict"]["note"] for m in game["moves"])
     assert game["moves"][-1]["position"] == after("A6<*", north, south).to_json()
+
+
+def test_a_seed_hidden_at_two_views_in_a_pit_left_alone_is_taken_as_hidden(client, recognizer) -> None:
+    # A6<* (2.3) seen with A4's seed hidden, then North's reply a6< (a capture leaving A4
+    # alone, 2.2) seen with it still hidden: no legal move, nor pair, explains either view.
+    # Read together, the two views fit A6<* a6< far better than any other moves and fall
+    # short of them only by A4's seed, at both views, in a pit left alone between them:
+    # the two moves are logged at the second view, the note saying seeds may be hidden
+    north = "a6<"
+    state = post_still(client, recognizer, after("A6<*"), misread={"A4": 0}).get_json()
+    assert state["verdict"]["status"] == "unexplained" and state["needs_players"] and state["ply"] == 0
+    state = post_still(client, recognizer, after("A6<*", north), misread={"A4": 0}).get_json()
+    assert [m["move"] for m in state["moves"]] == ["A6<*", north] and not state["needs_players"]
+    assert all("seeds may lie hidden" in m["remark"] for m in state["moves"])
 
 
 def test_the_rectified_board_is_shown_with_its_surroundings(client, recognizer) -> None:
