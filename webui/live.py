@@ -61,7 +61,8 @@ pits named read again more closely, or None when they cannot be."""
 
 
 class StaleRequest(ValueError):
-    """A players' request made before the referee logged more moves (:meth:`LiveReferee._at_ply`)."""
+    """A players' request made before the referee logged more moves, or for a game no longer
+    live (:meth:`LiveReferee._at_ply`)."""
 
 
 def vision_read_again(recognition: Any, holes: Sequence[str]) -> Any:
@@ -664,21 +665,26 @@ class LiveReferee:
         return self.verdict
 
     # -- corrections by the players -----------------------------------------
-    def _at_ply(self, ply: int | None) -> None:
-        """A players' request made when ``ply`` moves were logged (None: not said) must
-        still find them so: the referee may have logged moves meanwhile (the later views
-        settled what they were asked about), and their answer was to another question."""
+    def _at_ply(self, ply: int | None, game: int | None = None) -> None:
+        """A players' request made when ``ply`` moves were logged in game ``game`` (None:
+        not said) must still find them so: the referee may have logged moves meanwhile
+        (the later views settled what they were asked about), or another game been made
+        live, and their answer was to another question."""
+        if game is not None and game != self.game_id:
+            raise StaleRequest(f"game {self.game_id} is live now, the request was made for game {game}; "
+                               "look at the board and the log again")
         if ply is not None and ply != self.ply:
             raise StaleRequest(
                 f"the game moved on: {self.ply} moves are logged, the request was made at {ply}; "
                 "look at the board and the log again")
 
-    def correct_counts(self, counts: dict[str, int], ply: int | None = None) -> dict[str, Any]:
+    def correct_counts(self, counts: dict[str, int], ply: int | None = None,
+                       game: int | None = None) -> dict[str, Any]:
         """The players' counts for some pits (the rest as last read, or as the
         accepted position has them before any reading); referee that board. ``ply``:
-        the moves logged when they chose (:meth:`_at_ply`)."""
+        the moves logged when they chose, and ``game`` the game (:meth:`_at_ply`)."""
         with self.lock:
-            self._at_ply(ply)
+            self._at_ply(ply, game)
             board = dict(self.reading["counts"]) if self.reading else self.expected_counts()
             for hole, value in counts.items():
                 if hole not in HOLES:
@@ -697,11 +703,11 @@ class LiveReferee:
                 self._reference = (self._last_view, self.ply)
             return result
 
-    def confirm(self, moves: Sequence[str], ply: int | None = None) -> dict[str, Any]:
+    def confirm(self, moves: Sequence[str], ply: int | None = None, game: int | None = None) -> dict[str, Any]:
         """Log moves the players chose (notation; must be legal in turn). ``ply``: the
-        moves logged when they chose (:meth:`_at_ply`)."""
+        moves logged when they chose, and ``game`` the game (:meth:`_at_ply`)."""
         with self.lock:
-            self._at_ply(ply)
+            self._at_ply(ply, game)
             if not moves:
                 raise ValueError("give at least one move to confirm")
             _, verdicts = apply_moves(self.position, list(moves))
@@ -711,14 +717,14 @@ class LiveReferee:
             return self._set_verdict(
                 "accepted", " then ".join(v.notation for v in verdicts) + " (confirmed by the players)", logged)
 
-    def undo(self, ply: int | None = None) -> str:
-        """Take back the last logged move. ``ply``: the moves logged when the players
-        chose to (:meth:`_at_ply`), so a move the referee logged meanwhile is not the one
+    def undo(self, ply: int | None = None, game: int | None = None) -> str:
+        """Take back the last logged move. ``ply``, ``game``: the moves logged and the game when the
+        players chose to (:meth:`_at_ply`), so a move the referee logged meanwhile is not the one
         taken back."""
         with self.lock:
             if self.game_id is None:
                 raise ValueError("no game is live")
-            self._at_ply(ply)
+            self._at_ply(ply, game)
             notation = self.store.undo_last(self.game_id)
             self.position.pop()
             self.ply -= 1

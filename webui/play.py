@@ -94,14 +94,16 @@ def post_frame() -> Response:
     return jsonify(referee.feed(Frame(image, time.monotonic(), still=still, name="browser")))
 
 
-def asked_at(body: dict[str, Any]) -> int | None:
-    """The optional ``"ply"`` of a players' request: the moves logged when they chose."""
-    ply = body.get("ply")
-    if ply is None:
-        return None
-    if not isinstance(ply, int) or isinstance(ply, bool) or ply < 0:
-        raise ApiError(f'"ply" must be the number of moves logged when the request was made, got {ply!r}')
-    return ply
+def asked_at(body: dict[str, Any]) -> dict[str, int | None]:
+    """The optional ``"ply"`` and ``"game"`` of a players' request: the moves logged and the
+    live game when they chose (keyword arguments of the referee's answer methods)."""
+    out: dict[str, int | None] = {}
+    for key, what in (("ply", "the number of moves logged"), ("game", "the live game's id")):
+        value = body.get(key)
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+            raise ApiError(f'"{key}" must be {what} when the request was made, got {value!r}')
+        out[key] = value
+    return out
 
 
 @bp.post("/api/live/correct")
@@ -112,7 +114,7 @@ def correct() -> Response:
         raise ApiError('give {"counts": {"A1": 3, ...}} with the pits to correct')
     try:
         referee = live()
-        referee.correct_counts(counts, asked_at(body))
+        referee.correct_counts(counts, **asked_at(body))
     except StaleRequest as exc:
         raise ApiError(str(exc), 409) from exc
     except ValueError as exc:
@@ -130,7 +132,7 @@ def confirm() -> Response:
         raise ApiError('give {"moves": ["A6<*"]}: the move(s) to log, in notation')
     referee = live()
     try:
-        referee.confirm(moves, asked_at(body))
+        referee.confirm(moves, **asked_at(body))
     except StaleRequest as exc:
         raise ApiError(str(exc), 409) from exc
     except ValueError as exc:
@@ -143,7 +145,7 @@ def undo() -> Response:
     referee = live()
     body = request.get_json(silent=True)
     try:
-        referee.undo(asked_at(body) if isinstance(body, dict) else None)
+        referee.undo(**(asked_at(body) if isinstance(body, dict) else {}))
     except ValueError as exc:
         raise ApiError(str(exc), 409) from exc
     return jsonify(referee.summary())

@@ -217,8 +217,11 @@ def test_a_players_answer_to_a_question_the_referee_settled_meanwhile_is_refused
     assert [m["move"] for m in client.get("/api/games/1").get_json()["moves"]] == ["A6<*", second]
     r = client.post("/api/live/confirm", json={"moves": [third], "ply": True})
     assert r.status_code == 400 and '"ply"' in r.get_json()["error"]["message"]
+    # nor is one made for another game than the live one
+    r = client.post("/api/live/confirm", json={"moves": [third], "ply": 2, "game": 7})
+    assert r.status_code == 409 and "game 1 is live now" in r.get_json()["error"]["message"]
     # made at the moves logged now, each is done
-    state = client.post("/api/live/undo", json={"ply": 2}).get_json()
+    state = client.post("/api/live/undo", json={"ply": 2, "game": 1}).get_json()
     assert state["ply"] == 1
     state = client.post("/api/live/confirm", json={"moves": [second], "ply": 1}).get_json()
     assert state["ply"] == 2 and state["moves"][-1]["source"] == "players"

@@ -126,7 +126,7 @@
         b.className = "candidate";
         const diff = Object.entries(c.difference).map(([h, d]) => `${h} ${d.expected}→${d.observed}`).join(", ");
         b.textContent = `${c.moves.join(" then ")}${diff ? "  (differs: " + diff + ")" : ""}`;
-        b.addEventListener("click", () => api("POST", "/api/live/confirm", { moves: c.moves, ply: state.ply }).then(render, showError));
+        b.addEventListener("click", () => api("POST", "/api/live/confirm", { moves: c.moves, ply: state.ply, game: state.game_id }).then(render, showError));
         cands.appendChild(b);
       }
     }
@@ -201,7 +201,7 @@
   $("correct-cancel").addEventListener("click", () => { correcting = null; $("correction").hidden = true; renderDiagram(); });
   $("correct-send").addEventListener("click", async () => {
     try {
-      const s = await api("POST", "/api/live/correct", { counts: correcting, ply: state.ply });
+      const s = await api("POST", "/api/live/correct", { counts: correcting, ply: state.ply, game: state.game_id });
       correcting = null;
       $("correction").hidden = true;
       render(s);
@@ -216,7 +216,7 @@
       renderDiagram();
     } catch (err) { $("hint-text").textContent = String(err.message); }
   });
-  $("undo").addEventListener("click", () => api("POST", "/api/live/undo", { ply: state ? state.ply : undefined }).then(render, showError));
+  $("undo").addEventListener("click", () => api("POST", "/api/live/undo", state ? { ply: state.ply, game: state.game_id } : undefined).then(render, showError));
   $("new-game").addEventListener("click", () => {
     if (window.confirm("Start a new game from the start position?")) api("POST", "/api/live/new", {}).then(render, showError);
   });
