@@ -59,7 +59,7 @@ const BaoBoard = (() => {
       }
       const n = counts[hole];
       g.appendChild(el("text", { x: x, y: y + 6, class: "count" }, n ? String(n) : ""));
-      g.appendChild(el("text", { x: x, y: y + PIT / 2 - 1, class: "name" }, hole));
+      g.appendChild(el("text", { x: x, y: y - 13, class: "name" }, hole));  // inside the pit, above its count
       if (opts.onPit) {
         g.style.cursor = "pointer";
         g.addEventListener("click", () => opts.onPit(hole));
