@@ -849,9 +849,9 @@ def _left_untouched(counts: np.ndarray, config: RefereeConfig, changed: Mapping[
 
 def short_by_hidden_seeds(best: Branch, seen_before: Observation, seen: Observation,
                           config: RefereeConfig | None = None, changed: Mapping[str, float] | None = None,
-                          changed_from: np.ndarray | None = None) -> bool:
-    """Whether a retraced reading (:func:`retrace`) that does not explain the latest view
-    ``seen`` fails it only as a seed hidden by seeds would.
+                          changed_from: np.ndarray | None = None) -> tuple[str, ...]:
+    """The pits where a retraced reading (:func:`retrace`) that does not explain the latest
+    view ``seen`` fails it, if it fails it only as seeds hidden by seeds would (else ``()``).
 
     The view shows fewer seeds than the reading leaves, in one to ``HIDDEN_PITS`` pits
     (pits the change map ``changed`` saw untouched since ``changed_from`` and that the
@@ -863,11 +863,13 @@ def short_by_hidden_seeds(best: Branch, seen_before: Observation, seen: Observat
     """
     config = config or RefereeConfig()
     if best.before is None:
-        return False
+        return ()
     counts, reading = board_vector(best.position.to_json()), seen.most_likely()
     forgiven = _left_untouched(counts, config, changed, changed_from)
     if not fewer_seen(counts, reading, forgiven=forgiven):
-        return False
+        return ()
     short = (reading < counts) & ~forgiven
     before = board_vector(best.before.to_json())
-    return bool(np.all(before[short] == counts[short]) and np.all(seen_before.most_likely()[short] < counts[short]))
+    if np.all(before[short] == counts[short]) and np.all(seen_before.most_likely()[short] < counts[short]):
+        return tuple(HOLES[i] for i in np.flatnonzero(short))
+    return ()

@@ -27,7 +27,6 @@ import numpy as np
 
 from engine import Position
 from engine.referee import (
-    FEWER_SEEN,
     HOLES,
     SAME_POSITION,
     Branch,
@@ -58,6 +57,12 @@ Recognizer = Callable[..., Any]
 LookAgain = Callable[[Any, Sequence[str]], Any]
 """``read_again(recognition, holes) -> Recognition | None`` (vision's signature): the
 pits named read again more closely, or None when they cannot be."""
+
+
+HIDDEN_THERE = "seeds may lie hidden under or behind others there, so look at the pit"
+"""Said in the note of moves a lost stretch was retraced to though the latest view shows
+fewer seeds than they leave in a pit or two, as it did at the view before
+(:func:`engine.referee.short_by_hidden_seeds`)."""
 
 
 class StaleRequest(ValueError):
@@ -445,7 +450,7 @@ class LiveReferee:
         best = readings[0] if readings else None
         if best is None or not best.notations:
             return result
-        hidden = not best.explained and short_by_hidden_seeds(
+        hidden = () if best.explained else short_by_hidden_seeds(
             best, views[-2][0], observation, self.referee, views[-1][1], base)
         if not best.explained and not hidden:
             return result
@@ -465,7 +470,9 @@ class LiveReferee:
                     "since the last logged move fitted no legal move, and another order of moves to the same position "
                     "fits them nearly as well")
         if hidden:
-            note += f"; this view shows fewer seeds than they leave in a pit or two: {FEWER_SEEN}"
+            pits = " and ".join(hidden)
+            note += (f"; {pits} {'shows' if len(hidden) == 1 else 'show'} fewer seeds than these moves leave, at this "
+                     f"view and the one before: {HIDDEN_THERE}")
         moves = self._log(best.verdicts, "camera", note)
         return self._set_verdict("accepted", f"{' then '.join(best.notations)} (legal; {note})", moves)
 

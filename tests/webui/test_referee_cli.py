@@ -228,7 +228,8 @@ def test_referee_retraces_a_stretch_past_a_seed_hidden_in_a_pit_left_alone(
     assert main(["referee", str(folder), "--south", "bottom"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [line.split()[1] for line in lines] == played
-    assert all("read together" in line and "seeds may lie hidden" in line for line in lines)
+    assert all("read together" in line and "A5 shows fewer seeds than these moves leave, at this view and the one "
+               "before: seeds may lie hidden" in line for line in lines)
 
 
 def test_referee_does_not_take_a_shortfall_seen_once_for_a_hidden_seed(
