@@ -456,6 +456,26 @@ def _same_position(group: Sequence[Hypothesis]) -> bool:
     return same_position(h[4] for h in group)
 
 
+def ranked_score(score: float, counts: np.ndarray, changed: Mapping[str, float] | None = None,
+                 changed_from: np.ndarray | None = None) -> float:
+    """How the referee ranks the board ``counts`` (HOLES order) on a view: ``score``, the
+    view's log-likelihood of it, plus the log-likelihood of the camera's change map
+    ``changed`` against a view of the board ``changed_from`` (:func:`change_evidence`;
+    nothing without a map)."""
+    if not changed or changed_from is None:
+        return score
+    return score + change_evidence(changed_from, counts, changed)
+
+
+def _explains(observation: Observation, counts: np.ndarray, config: RefereeConfig, forgiven: np.ndarray) -> bool:
+    """Whether the board ``counts`` explains the view: its deficit, summed and in any one
+    pit, is within ``explain_nats`` and ``pit_nats``, pits marked in ``forgiven`` (seen
+    untouched and left so) not counted."""
+    deficits = observation.pit_scores(counts)
+    deficits[forgiven] = 0.0
+    return float(deficits.sum()) <= config.explain_nats and float(deficits.max()) <= config.pit_nats
+
+
 def _untouched(changed: Mapping[str, float] | None, config: RefereeConfig) -> np.ndarray:
     """Pits the camera saw untouched (HOLES order): they keep the counts of the
     accepted position, so a misread there says nothing against a hypothesis that
@@ -543,12 +563,10 @@ def infer_move(
     untouched = _untouched(changed, config)
 
     def explains(counts: np.ndarray, score: float) -> bool:
-        deficits = observation.pit_scores(counts)
-        deficits[untouched & (counts == base)] = 0.0
-        return float(deficits.sum()) <= config.explain_nats and float(deficits.max()) <= config.pit_nats
+        return _explains(observation, counts, config, untouched & (counts == base))
 
     def rank_score(counts: np.ndarray, score: float) -> float:
-        return score + (change_evidence(base, counts, changed) if changed else 0.0)
+        return ranked_score(score, counts, changed, base)
 
     hyps = _hypotheses(position, observation, 0) + _hypotheses(position, observation, 1)
     if config.pairs and config.max_moves >= 2 and not any(explains(h[2], h[3]) for h in hyps):
@@ -586,7 +604,7 @@ def infer_move(
         closest = ", ".join(" ".join(c.notations) or "no move" for c in candidates[:3])
         diff = candidates[0].difference(observed)
         where = ", ".join(f"{h} {d['expected']}→{d['observed']}" for h, d in list(diff.items())[:6])
-        fewer = _fewer_seen(candidates[0], observed, HIDDEN_PITS)
+        fewer = fewer_seen(candidates[0].counts, observed, HIDDEN_PITS)
         return verdict(
             "unexplained", (),
             f"no legal move explains the board (seen {observed_total} seeds on the board, "
@@ -699,14 +717,8 @@ def _closest(base: Branch | None, position: Position, verdict: Verdict, config: 
     prefix, verdicts, score, unexplained = ((), (), 0.0, 0) if base is None else (
         base.notations, base.verdicts, base.score, base.unexplained)
     kept = [c for c in verdict.candidates
-            if c.total >= best - config.tentative_nats and _fewer_seen(c, verdict.observed, config.tentative_pits)]
+            if c.total >= best - config.tentative_nats and fewer_seen(c.counts, verdict.observed, config.tentative_pits)]
     return [_grow(position, prefix, verdicts, score, c, unexplained + 1) for c in kept]
-
-
-def _fewer_seen(candidate: Candidate, observed: np.ndarray, pits: int) -> bool:
-    """Whether the reading differs from the candidate's board only by fewer seeds seen,
-    in one to ``pits`` pits."""
-    return fewer_seen(candidate.counts, observed, pits)
 
 
 def fewer_seen(counts: np.ndarray, observed: np.ndarray, pits: int = HIDDEN_PITS,
@@ -813,8 +825,7 @@ def retrace(readings: list[Branch], observation: Observation, config: RefereeCon
         for depth in depths:
             for hyp in _hypotheses(reading.position, observation, depth):
                 key = hyp[4].key()
-                step = hyp[3] + (change_evidence(changed_from, hyp[2], changed)
-                                 if changed and changed_from is not None else 0.0)
+                step = ranked_score(hyp[3], hyp[2], changed, changed_from)
                 total, rival = reading.score + step, reading.rival + step
                 there = kept.get(key)
                 if there is not None:
@@ -827,9 +838,7 @@ def retrace(readings: list[Branch], observation: Observation, config: RefereeCon
     best_possible = observation.best_score()
     for reading, (moves, notations, counts, score, _end), total, rival in sorted(
             kept.values(), key=lambda k: -k[2])[:width]:
-        deficits = observation.pit_scores(counts)
-        deficits[_left_untouched(counts, config, changed, changed_from)] = 0.0
-        explains = float(deficits.sum()) <= config.explain_nats and float(deficits.max()) <= config.pit_nats
+        explains = _explains(observation, counts, config, _left_untouched(counts, config, changed, changed_from))
         candidate = Candidate(notations, counts, score, best_possible - score, moves, total - reading.score, explains)
         out.append(replace(_grow(reading.position, reading.notations, reading.verdicts, reading.score, candidate,
                                  reading.unexplained + (not explains)),

@@ -35,10 +35,10 @@ from engine.referee import (
     Verdict,
     apply_moves,
     board_vector,
-    change_evidence,
     disputed_pits,
     follow,
     infer_move,
+    ranked_score,
     retrace,
     same_position,
     short_by_hidden_seeds,
@@ -458,7 +458,7 @@ class LiveReferee:
             return result
         # as for a pair (_settles): the path must pass through a board that fits the
         # view readings were last kept from about as well as they do
-        boards = [board_vector(self.position.to_json())] + [board_vector(v.position) for v in best.verdicts]
+        boards = [base] + [board_vector(v.position) for v in best.verdicts]
         if not self._fits_kept_view(boards):
             return result
         note = (f"accepted though {best.unexplained} of the {used} views since the last logged move fitted no "
@@ -525,7 +525,7 @@ class LiveReferee:
             base = board_vector(self.position.to_json())
 
             def fit(board: np.ndarray, seen: Observation, changed: dict[str, float] | None) -> float:
-                return seen.score(board) + (change_evidence(base, board, changed) if changed else 0.0)
+                return ranked_score(seen.score(board), board, changed, base)
 
             def on_the_way(branch: Branch) -> float:
                 return sum(max(fit(board_vector(v.position), seen, changed) for v in branch.verdicts)
