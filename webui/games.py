@@ -173,6 +173,6 @@ def replay(game_id: int) -> Response:
             "trace": trace.to_json(),
             "verdict": logged.verdict,
             "source": logged.source,
-        })
+        } | ({"remark": remark} if (remark := logged.remark()) else {}))
         position = after
     return jsonify({"game": game.summary(), "start": game.start, "moves": steps})

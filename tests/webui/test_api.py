@@ -176,7 +176,8 @@ def test_a_stretch_the_players_were_asked_about_is_retraced_by_the_later_views(c
     # each is marked for a scribe: in the live move list, the replay and the exported record
     assert all("read together" in m["remark"] for m in state["moves"])
     replay = client.get("/api/games/1/replay").get_json()["moves"]
-    assert all(m["source"] == "camera" and "read together" in m["verdict"]["note"] for m in replay)
+    assert all(m["source"] == "camera" and "read together" in m["remark"] and m["remark"] == m["verdict"]["note"]
+               for m in replay)
     lines = [line for line in client.get("/api/games/1/export?format=record").get_data(as_text=True).splitlines()
              if line[:2] in ("1:", "2:")]
     assert len(lines) == 2

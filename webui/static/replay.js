@@ -18,19 +18,13 @@
     $("caption").textContent = n ? verdictText(data.moves[n - 1]) : "Start position.";
   }
 
-  function remarkOf(m) {   // as webui.store.LoggedMove.remark
-    const note = (m.verdict || {}).note;
-    return note || (m.source === "players" ? "confirmed by the players" : null);
-  }
-
   function verdictText(m) {
     const v = m.verdict || {};
     const bits = [`${m.ply}. ${m.move}`, v.kind || ""];
     if (v.captured) bits.push(`captured ${v.captured}`);
     if (v.nyumba) bits.push(`nyumba: ${v.nyumba}`);
     if (v.game_over) bits.push(`game over: ${v.winner} wins`);
-    if (v.note) bits.push(v.note);
-    else if (m.source === "players") bits.push("confirmed by the players");
+    if (m.remark) bits.push(m.remark);
     return bits.filter(Boolean).join(" · ");
   }
 
@@ -56,12 +50,12 @@
 
   data.moves.forEach((m, i) => {
     const li = document.createElement("li");
-    li.append(BaoBoard.moveLabel({ move: m.move, source: m.source, remark: remarkOf(m) }));
+    li.append(BaoBoard.moveLabel(m));
     li.style.cursor = "pointer";
     li.addEventListener("click", () => { autoplay = false; stop(); show(i + 1); });
     $("moves").appendChild(li);
   });
-  $("move-legend").hidden = !data.moves.some(remarkOf);
+  $("move-legend").hidden = !data.moves.some((m) => m.remark);
   $("first").onclick = () => { autoplay = false; stop(); show(0); };
   $("last").onclick = () => { autoplay = false; stop(); show(data.moves.length); };
   $("prev").onclick = () => { autoplay = false; stop(); show(Math.max(0, ply - 1)); };
