@@ -11,7 +11,7 @@ rectification, whatever the outline did:
    on the view rectified by the given corners;
 2. the image is warped to the **lattice view** (pits exactly on a grid of
    ``lattice_pitch_px``), the pit radius and the pits' height/width ratio are
-   measured there (:func:`rim_evidence`: rims are circles of radial gradient),
+   measured there (:func:`vision.rims.rim_evidence`: rims are circles of radial gradient),
    each pit's rim is searched around its lattice point, and the lattice
    homography is refitted to those rims (RANSAC) with the middle gap that fits
    best, 3 passes; after the first, a comb one column or row off is moved back;
@@ -20,8 +20,11 @@ rectification, whatever the outline did:
    lower: a busy floor around a board), x the share of inliers (about 0 for a
    lattice laid on a table);
 4. the playing surface's corners are the innermost strong edges beyond the
-   outer pits in that view (:func:`surface_edges`; on a wider view where the
+   outer pits in that view (:func:`vision.surface.surface_edges`; on a wider view where the
    margins run past it).
+
+Whether the lattice sits on the pits, line by line, is checked in
+:mod:`vision.lattice_checks`.
 
 ``fit_board`` returns what the pipeline needs: corners (canonical TL, TR, BR,
 BL, image px), the image -> view homography, the :class:`PitGrid` on that view
@@ -39,91 +42,24 @@ import numpy as np
 
 from vision.config import DEFAULT, GridConfig, VisionConfig
 from vision.grid import PitGrid, fit_grid, radial_coherence
+from vision.lattice_checks import (
+    continues,
+    covered_columns,
+    end_covered,
+    inner_void_row,
+    line_evidence,
+    outer_line_void,
+    paired_ratios,
+    row_covered,
+    slip,
+    slipped,
+    unseen_sides,
+    void_columns,
+)
 from vision.locate import dark_retry_copy, edge_magnitude, refine_sides
 from vision.rectify import canonical_size, rectify, to_image
-
-
-def rim_evidence(gx: np.ndarray, gy: np.ndarray, centres: np.ndarray, radii: np.ndarray,
-                 sectors: int = 0) -> np.ndarray:
-    """Per centre and ellipse: mean (|radial| - |tangential|) gradient on the ellipse.
-
-    ``gx, gy``: the view's gradients; ``centres`` (N, 2); ``radii`` (E, 2) as
-    (rx, ry). Pit rims are closed curves of radial gradient (high); wood grain,
-    tiles and lines have no preferred direction around a point (about 0).
-    ``sectors`` > 0: the median over that many equal arcs of each arc's mean
-    instead of the plain mean, so the rim must show most of the way round (a
-    straight edge touching the ellipse lights up only one or two arcs).
-    Returns (N, E).
-    """
-    ang = np.linspace(0, 2 * np.pi, 32, endpoint=False)
-    ca, sa = np.cos(ang), np.sin(ang)
-    n, e = len(centres), len(radii)
-    mx = centres[:, 0, None, None] + radii[None, :, 0, None] * ca[None, None, :]
-    my = centres[:, 1, None, None] + radii[None, :, 1, None] * sa[None, None, :]
-    mx32 = mx.reshape(n, -1).astype(np.float32)
-    my32 = my.reshape(n, -1).astype(np.float32)
-    step = 32000  # cv2.remap maps at most 32767 rows
-    sx = np.concatenate([cv2.remap(gx, mx32[i : i + step], my32[i : i + step], cv2.INTER_LINEAR)
-                         for i in range(0, n, step)]).reshape(n, e, -1)
-    sy = np.concatenate([cv2.remap(gy, mx32[i : i + step], my32[i : i + step], cv2.INTER_LINEAR)
-                         for i in range(0, n, step)]).reshape(n, e, -1)
-    # normal of the ellipse at angle t is (cos t / rx, sin t / ry), normalised
-    nx = ca[None, :] / radii[:, 0, None]
-    ny = sa[None, :] / radii[:, 1, None]
-    nn = np.hypot(nx, ny)
-    nx, ny = (nx / nn).astype(np.float32), (ny / nn).astype(np.float32)
-    rad = np.abs(sx * nx[None] + sy * ny[None])
-    tan = np.abs(-sx * ny[None] + sy * nx[None])
-    if sectors > 0:
-        return _median_first(np.moveaxis((rad - tan).reshape(n, e, sectors, -1).mean(axis=3), 2, 0))
-    return (rad - tan).mean(axis=2)
-
-
-def _median_first(a: np.ndarray) -> np.ndarray:
-    """``np.median(a, axis=0)`` for a short first axis, by sorting (numpy's median
-    over a short axis partitions each of many tiny rows: ~5x slower)."""
-    s = np.sort(a, axis=0)
-    k = len(s)
-    return s[k // 2] if k % 2 else (s[k // 2 - 1] + s[k // 2]) / 2
-
-
-def rim_evidence_grid(gx: np.ndarray, gy: np.ndarray, circles: list[tuple[float, int]],
-                      sectors: int = 8) -> list[np.ndarray]:
-    """:func:`rim_evidence` of circles centred at every ``step``-th pixel,
-    ``(y, x) = (i * step, j * step)``, for each ``(radius, step)`` of ``circles``:
-    the same values (up to float rounding), computed for the whole grid at once.
-
-    Each of the 32 directions is one resampling of gx and of gy on the grid shifted
-    by the direction's offset (``cv2.warpAffine``: a scaled translation, no
-    coordinate maps to build; on one-channel float images it interpolates at the
-    exact position, as ``cv2.remap`` of the same points does). The radial and
-    tangential gradients are linear in (gx, gy), so they are combined from those
-    samples on the grid: bilinear sampling commutes with the combination, and the
-    grid has a quarter of the view's pixels or fewer. (Two-channel images are
-    interpolated at positions rounded to 1/32 px instead: errors of a few per cent.)
-    Returns one (ceil(h / step), ceil(w / step)) array per circle.
-    """
-    h, w = gx.shape
-    n_ang = 32
-    ang = np.linspace(0, 2 * np.pi, n_ang, endpoint=False)
-    per = n_ang // sectors if sectors > 0 else n_ang
-    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP  # m maps output (grid) px to input px
-    out = []
-    for radius, step in circles:
-        nx, ny = len(range(0, w, step)), len(range(0, h, step))
-        acc = np.zeros((max(sectors, 1), ny, nx), np.float32)
-        for k, a in enumerate(ang):
-            m = np.array([[step, 0.0, float(np.float32(radius * np.cos(a)))],
-                          [0.0, step, float(np.float32(radius * np.sin(a)))]])
-            sx = cv2.warpAffine(gx, m, (nx, ny), flags=flags)
-            sy = cv2.warpAffine(gy, m, (nx, ny), flags=flags)
-            c, s = float(np.cos(a)), float(np.sin(a))
-            dst = acc[k // per if sectors > 0 else 0]
-            dst += np.abs(cv2.addWeighted(sx, c, sy, s, 0.0))  # radial
-            dst -= np.abs(cv2.addWeighted(sy, c, sx, -s, 0.0))  # tangential
-        acc /= per
-        out.append(_median_first(acc) if sectors > 0 else acc[0])
-    return out
+from vision.rims import gradients, measure_radius, refine_peaks, rim_centres, rim_evidence
+from vision.surface import surface_edges
 
 
 def _lattice_rows(gap: float) -> np.ndarray:
@@ -194,404 +130,9 @@ def _fit_gap(ys: np.ndarray) -> float:
     return float(np.clip((ys[2] - ys[1]) / max(step, 1e-6) - 1.0, 0.0, 0.8))
 
 
-def _refine_peaks(gx: np.ndarray, gy: np.ndarray, pts: np.ndarray, r: tuple[float, float],
-                  reach: int, sectors: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Each pit's rim centre within +/- reach px of ``pts`` (sub-pixel): (peaks, evidence).
-    Coarse to fine: every other px over the reach, then the 3 x 3 px around the best.
-    ``sectors``: as in :func:`rim_evidence` (the rim must show most of the way round)."""
-    n = len(pts)
-    radii = np.array([r])
-    stride = 2 if reach > 3 else 1
-    d = np.arange(-reach, reach + 1, stride, dtype=np.float64)
-    ox, oy = (v.ravel() for v in np.meshgrid(d, d))
-    off = np.stack([ox, oy], 1)
-    ev = rim_evidence(gx, gy, (pts[:, None, :] + off[None]).reshape(-1, 2), radii,
-                      sectors).reshape(n, -1)
-    start = pts + off[np.argmax(ev, axis=1)]
-    f = np.array([-1.0, 0.0, 1.0])
-    fx, fy = (v.ravel() for v in np.meshgrid(f, f))
-    fine = np.stack([fx, fy], 1)
-    e = rim_evidence(gx, gy, (start[:, None, :] + fine[None]).reshape(-1, 2), radii,
-                     sectors).reshape(n, 3, 3)
-    k = np.argmax(e.reshape(n, 9), axis=1)
-    iy, ix = k // 3, k % 3
-    best = e.reshape(n, 9)[np.arange(n), k]
-    peaks = start + np.stack([ix - 1, iy - 1], 1).astype(np.float64)
-    centre = (ix == 1) & (iy == 1)  # sub-pixel where the best is inside the 3 x 3
-    for j, line in enumerate((e[:, 1, :], e[:, :, 1])):
-        den = line[:, 0] - 2 * line[:, 1] + line[:, 2]
-        sub = np.where(centre & (den < 0), 0.5 * (line[:, 0] - line[:, 2]) / np.where(den < 0, den, -1.0), 0.0)
-        peaks[:, j] += np.clip(sub, -0.5, 0.5)
-    return peaks, best
-
-
-def _measure_radius(gx: np.ndarray, gy: np.ndarray, pts: np.ndarray, cfg: GridConfig) -> tuple[float, float]:
-    """(rx, ry) of the pits in the lattice view: the ellipse with the most rim evidence
-    at the pits (median over the pits, so seeds and a hand on a few do not decide)."""
-    p = cfg.lattice_pitch_px
-    combos = np.array([(f * p, f * p * a) for f in cfg.rim_radius_fracs for a in cfg.rim_ratio_steps])
-    ev = np.median(rim_evidence(gx, gy, pts, combos), axis=0)
-    k = int(np.argmax(ev))
-    return float(combos[k, 0]), float(combos[k, 1])
-
-
-def _outer_radius(gx: np.ndarray, gy: np.ndarray, pts: np.ndarray, radius: tuple[float, float],
-                  cfg: GridConfig) -> tuple[float, float]:
-    """(rx, ry) of the rim's outer edge: the median rim evidence over the pits, on ellipses
-    scaled from ``radius`` (the radius of most evidence), followed outwards from its peak
-    to where it falls below ``crop_rim_level`` x the peak. Measured on renders: the
-    radius of most evidence is below the true rim by 5 % (median) and by 15 % or more
-    on one board in ten (a shaded bowl has its strongest radial gradient inside the rim);
-    this edge is within -10..+15 % on all but a few."""
-    scales = np.arange(0.8, cfg.crop_radius_max + 1e-9, 0.025)
-    ev = np.median(rim_evidence(gx, gy, pts, np.outer(scales, radius)), axis=0)
-    near = (scales >= 0.85) & (scales <= 1.15)
-    k = int(np.flatnonzero(near)[np.argmax(ev[near])])
-    peak = float(ev[k])
-    if peak <= 0:
-        return radius
-    level = cfg.crop_rim_level * peak
-    s = float(scales[-1])
-    for j in range(k + 1, len(scales)):
-        if ev[j] < level:
-            t = (ev[j - 1] - level) / max(float(ev[j - 1] - ev[j]), 1e-9)
-            s = float(scales[j - 1] + t * (scales[j] - scales[j - 1]))
-            break
-    s = max(s, 1.0)
-    return radius[0] * s, radius[1] * s
-
-
-def rim_centres(gx: np.ndarray, gy: np.ndarray, centres: np.ndarray, radius: tuple[float, float],
-                cfg: GridConfig) -> tuple[np.ndarray, tuple[float, float]]:
-    """Pit centres and radius for cutting the counter's crops: ((4, 8, 2), (rx, ry)).
-
-    The lattice refit centres each pit on the most rim evidence, which at an
-    oblique view leans towards the near rim (a sharp edge, while the far rim is
-    faint against the lit inner wall) with a radius inside the rim. Here the
-    radius is the rim's outer edge (:func:`_outer_radius`) and each pit is
-    centred on that ellipse with the evidence taken as the median over 8 arcs
-    (the rim must show all the way round). The shift is about the same for every
-    pit (it comes from the viewing angle), so a pit whose rim shows weakly (below
-    ``crop_recentre_min`` x the pits' median: the square nyumba, a pit under a heap
-    or a hand) moves by the median shift of the others; no pit moves more than
-    ``crop_recentre_frac`` pitch. The radius returned is at least ``crop_radius_min``
-    x the pitch on each axis (:func:`_floored`)."""
-    pts = centres.reshape(-1, 2)
-    outer = _outer_radius(gx, gy, pts, radius, cfg)
-    limit = cfg.crop_recentre_frac * cfg.lattice_pitch_px
-    peaks, ev = _refine_peaks(gx, gy, pts, outer, max(2, int(round(limit))), sectors=8)
-    shift = peaks - pts
-    good = (ev >= cfg.crop_recentre_min * max(float(np.median(ev)), 0.0)) & (ev > 0) \
-        & (np.linalg.norm(shift, axis=1) <= limit)
-    if good.sum() < 8:  # too few pits seen well to say anything
-        return centres, _floored(outer, cfg)
-    shift = np.where(good[:, None], shift, np.median(shift[good], axis=0))
-    new = pts + shift
-    return new.reshape(centres.shape), _floored(_outer_radius(gx, gy, new, radius, cfg), cfg)
-
-
-def _floored(radius: tuple[float, float], cfg: GridConfig) -> tuple[float, float]:
-    """``radius`` (rx, ry, lattice-view px) at least ``crop_radius_min`` x the pitch on each axis."""
-    least = cfg.crop_radius_min * cfg.lattice_pitch_px
-    return max(radius[0], least), max(radius[1], least)
-
-
-def log_intensity(view: np.ndarray, log_offset: float) -> np.ndarray:
-    """The view's grey level as ``(128 + c) log(I + c)`` with ``c = log_offset`` (as
-    steep as the intensity itself at mid-grey), float32; ``log_offset`` 0: the
-    plain grey level."""
-    grey = view if view.ndim == 2 else cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
-    if log_offset > 0:
-        return ((128.0 + log_offset) * np.log(grey.astype(np.float32) + log_offset)).astype(np.float32)
-    return grey
-
-
-def _gradients(view: np.ndarray, log_offset: float) -> tuple[np.ndarray, np.ndarray]:
-    """Sobel gradients of the view's :func:`log_intensity`: a pit rim on near-black
-    wood is as strong as one on pale wood, relative to the view's mean gradient."""
-    grey = cv2.GaussianBlur(log_intensity(view, log_offset), (3, 3), 0)
-    return cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
-
-
-def _slip(gx: np.ndarray, gy: np.ndarray, gap: float, radius: tuple[float, float],
-          cfg: GridConfig) -> tuple[int, int]:
-    """(columns, rows) to shift the lattice by: -1, 0 or 1 each. A line of pits just
-    outside the lattice that looks as much like pits as the lattice's own, while the
-    lattice's opposite line looks much less so, means the comb slipped by one."""
-    p, b = cfg.lattice_pitch_px, cfg.lattice_border
-    cols = np.arange(-1.0, 9.0)
-    rows = np.arange(-1.0, 5.0) + np.where(np.arange(-1, 5) >= 2, gap, 0.0)
-    pts = np.stack(np.meshgrid(cols, rows), -1).reshape(-1, 2) * p + b * p
-    ev = rim_evidence(gx, gy, pts, np.array([radius])).reshape(6, 10)
-    inner = float(np.median(ev[1:5, 1:9]))
-    if inner <= 0:
-        return (0, 0)
-    col = np.median(ev[1:5], axis=0)  # per column -1..8
-    row = np.median(ev[:, 1:9], axis=1)  # per row -1..4
-
-    def pick(line: np.ndarray) -> int:
-        before, first, last, after = line[0], line[1], line[-2], line[-1]
-        if after > cfg.slip_abs * inner and after > cfg.slip_rel * max(first, 0.0) and after >= before:
-            return 1
-        if before > cfg.slip_abs * inner and before > cfg.slip_rel * max(last, 0.0):
-            return -1
-        return 0
-
-    return pick(col), pick(row)
-
-
-def line_evidence(gx: np.ndarray, gy: np.ndarray, gap: float, radius: tuple[float, float],
-                  cfg: GridConfig) -> np.ndarray:
-    """Rim evidence (median over 8 arcs) at the lattice points and one line beyond
-    each side, in the lattice view: (6, 10) for rows -1..4 and columns -1..8."""
-    pts = _line_points(gap, cfg).reshape(-1, 2)
-    return rim_evidence(gx, gy, pts, np.array([radius]), sectors=8).reshape(6, 10)
-
-
-def _line_points(gap: float, cfg: GridConfig) -> np.ndarray:
-    """The lattice points and one line beyond each side, lattice-view px: (6, 10, 2)
-    for rows -1..4 and columns -1..8 (:func:`line_evidence`, :func:`unseen_sides`)."""
-    p, b = cfg.lattice_pitch_px, cfg.lattice_border
-    cols = np.arange(-1.0, 9.0)
-    rows = np.arange(-1.0, 5.0) + np.where(np.arange(-1, 5) >= 2, gap, 0.0)
-    return np.stack(np.meshgrid(cols, rows), -1) * p + b * p
-
-
-def _line_levels(table: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """Median rim evidence of each column (-1..8) and each row (-1..4) of a
-    :func:`line_evidence` table, over the lattice's median; None when that median is 0
-    or less (no pits to compare with)."""
-    inner = float(np.median(table[1:5, 1:9]))
-    if inner <= 0:
-        return None
-    return np.median(table[1:5], axis=0) / inner, np.median(table[:, 1:9], axis=1) / inner
-
-
 def _shifted(hlat: np.ndarray, shift: tuple[int, int]) -> np.ndarray:
     """The lattice homography ``hlat`` moved by (columns, rows) whole pitches."""
     return hlat @ np.array([[1.0, 0, shift[0]], [0, 1, shift[1]], [0, 0, 1]])
-
-
-def _slipped(table: np.ndarray, cfg: GridConfig, ratio: float | None = None) -> tuple[int, int]:
-    """(columns, rows) to shift a fitted lattice by, from :func:`line_evidence`: an
-    outer line of the lattice without pits (below ``edge_empty`` x the lattice's
-    median) while the line beyond the opposite side shows them (at least
-    ``edge_outside`` x) is a lattice one pitch off the pits; so is an outer line
-    under ``edge_weak`` x while the line beyond the opposite side is at least
-    ``edge_beyond`` x and ``edge_beyond_ratio`` times it (a fine pattern on the
-    table seen through the lattice view lifts an empty line a little). ``ratio``:
-    another ratio than ``edge_beyond_ratio`` (:func:`fit_from_lattice`'s second look)."""
-    levels = _line_levels(table)
-    if levels is None:
-        return (0, 0)
-    col, row = levels  # columns -1..8, rows -1..4
-
-    def off(outer: float, beyond: float) -> bool:
-        return bool((outer < cfg.edge_empty and beyond >= cfg.edge_outside)
-                    or (outer < cfg.edge_weak and beyond >= cfg.edge_beyond
-                        and beyond >= (cfg.edge_beyond_ratio if ratio is None else ratio) * max(outer, 0.0)))
-
-    def pick(line: np.ndarray) -> int:
-        up = off(line[1], line[-1])
-        down = off(line[-2], line[0])
-        if up and down:
-            return 0
-        return 1 if up else -1 if down else 0
-
-    return pick(col), pick(row)
-
-
-def _continues(table: np.ndarray, cfg: GridConfig, unseen: np.ndarray | None = None) -> bool:
-    """Whether the lines beyond two or more sides of the lattice (from
-    :func:`line_evidence`) look like pits too (at least ``continues_beyond`` x the
-    lattice's median): a tiled table goes on, a board's pits end at its margins.
-    ``unseen``: per side (columns -1 and 8, rows -1 and 4), whether that line lies
-    off the image; with ``continues_unseen``, once a side in view goes on, the
-    sides off the image count as going on too: a pattern cut by the image's edge
-    has no end to see. (Not without one: a board filling the frame has its margins
-    off the image, and its pits end at every side in view.) Once one side in view
-    goes on, a second one in view at ``continues_also`` x or more goes on too: a
-    brick pattern seen through the lattice lines beyond rows lifts them less."""
-    levels = _line_levels(table)
-    if levels is None:
-        return False
-    col, row = levels
-    beyond = np.array([col[0], col[-1], row[0], row[-1]])
-    off = np.zeros(4, bool) if unseen is None or not cfg.continues_unseen else np.asarray(unseen, bool)
-    going = int(np.sum((beyond >= cfg.continues_beyond) & ~off))
-    fainter = int(np.sum((beyond >= cfg.continues_also) & ~off)) if cfg.continues_also > 0 else 0
-    return going >= 2 or (going >= 1 and (going + int(off.sum()) >= 2 or fainter >= 2))
-
-
-def unseen_sides(m: np.ndarray, gap: float, shape: tuple[int, ...], cfg: GridConfig) -> np.ndarray:
-    """Per side of the lattice (columns -1 and 8, rows -1 and 4, as in
-    :func:`line_evidence`), whether most of the line beyond it lies off the image
-    (``m``: image -> lattice view)."""
-    h, w = shape[:2]
-    xy = to_image(_line_points(gap, cfg).reshape(-1, 2), m).reshape(6, 10, 2)
-    off = (xy[..., 0] < 0) | (xy[..., 0] > w - 1) | (xy[..., 1] < 0) | (xy[..., 1] > h - 1)
-    sides = (off[1:5, 0], off[1:5, -1], off[0, 1:9], off[-1, 1:9])
-    return np.array([2 * int(side.sum()) > len(side) for side in sides])
-
-
-def _outer_line_void(table: np.ndarray, cfg: GridConfig) -> bool:
-    """Whether an outer line of the lattice (from :func:`line_evidence`) shows no
-    pits at all (median below ``edge_void`` x the lattice's): left after the shifts,
-    such a lattice is one pitch off with the pits beyond it hidden (a hand), or has
-    a line on the margin; either way its pits cannot be trusted."""
-    levels = _line_levels(table)
-    if levels is None:
-        return False
-    col, row = levels
-    return bool(min(col[1], col[-2], row[1], row[-2]) < cfg.edge_void)
-
-
-def _end_covered(table: np.ndarray, void: np.ndarray, view: np.ndarray, gx: np.ndarray,
-                 points: np.ndarray, between: np.ndarray, cfg: GridConfig) -> bool:
-    """Whether the outer lines void of pits (:func:`_outer_line_void`) are one end
-    column only, lying with its void neighbours (``void``, :func:`void_columns`)
-    under an arm (``GridConfig.covered_ends``): a hand over the end of the board
-    hides that column's rims while the lattice is on the pits (synth_431_0039,
-    synth_347_0001). Each such column must look unlike the board's surface
-    (:func:`column_unlikeness`, ``covered_end_unlike``), and no straight edge may
-    run along the end column, from the next column's rims to past the void column's
-    centre (``covered_end_edge_max``: the mean x-gradient down the four rows, over
-    the view's mean absolute one): a lattice one pitch off the board's end, the real
-    end column hidden by a hand beyond its other end, has its void column on the
-    margin and the table, and the board's end edge across it (7.8 and 21 against 1.7
-    and 2.2 for the two arms above). The shifts have run already: a lattice one pitch
-    off with pits beyond its other side has been moved. ``gx``: the view's x-gradient."""
-    levels = _line_levels(table)
-    if not cfg.covered_ends or levels is None:
-        return False
-    col, row = levels
-    if min(row[1], row[-2]) < cfg.edge_void:
-        return False  # a row void: an arm lies across the columns, not along one
-    first, last = col[1] < cfg.edge_void, col[-2] < cfg.edge_void
-    if first == last:
-        return False
-    cols = np.array(sorted(set(int(c) for c in void) | {0 if first else 7}))
-    p = cfg.lattice_pitch_px
-    if not covered_columns(view, points, between, p, cols, cfg, ends=True, unlike=cfg.covered_end_unlike):
-        return False
-    cells = np.asarray(points, float).reshape(4, 8, 2)
-    xs = cells[0, :, 0]
-    y0, y1 = int(max(cells[0, 0, 1] - 0.4 * p, 0)), int(cells[3, 0, 1] + 0.4 * p)
-    x0, x1 = (xs[0] - 0.3 * p, xs[1] - 0.4 * p) if first else (xs[6] + 0.4 * p, xs[7] + 0.3 * p)
-    x0, x1 = int(max(x0, 0)), int(min(x1, gx.shape[1]))
-    if x1 <= x0 or y1 <= y0:
-        return False
-    along = np.abs(gx[y0:y1, x0:x1].mean(axis=0)) / (float(np.abs(gx).mean()) + 1e-9)
-    return float(along.max()) <= cfg.covered_end_edge_max
-
-
-def _row_covered(table: np.ndarray, view: np.ndarray, points: np.ndarray, between: np.ndarray,
-                 cfg: GridConfig) -> bool:
-    """Whether the outer line void of pits (:func:`_outer_line_void`) is one outer row
-    whose pits an arm hides in part (``GridConfig.covered_rows``): a player's arm reaches
-    in from a long side and lies over a run of that row's pits while the others show.
-    Both end columns must show pits and only one outer row be void; in that row, a
-    single run of at least ``covered_row_void_min`` cells under ``covered_row_void`` x
-    the lattice's median evidence, at least ``covered_row_shown`` pits at
-    ``covered_row_pit`` x or more, and each void cell as unlike the board's surface
-    (the points between the pits away from the run's columns) as ``covered_row_unlike``
-    (:func:`cell_unlikeness`). A lattice one pitch off has its whole
-    outer row on the margin or the table, where no pit shows (synth_487_0022: half of
-    row B under an arm)."""
-    levels = _line_levels(table)
-    if not cfg.covered_rows or levels is None:
-        return False
-    col, row = levels
-    if min(col[1], col[-2]) < cfg.edge_void:
-        return False  # an end column void too: not an arm along one row
-    top, bottom = row[1] < cfg.edge_void, row[-2] < cfg.edge_void
-    if top == bottom:
-        return False
-    r = 0 if top else 3
-    ev = table[r + 1, 1:9] / float(np.median(table[1:5, 1:9]))
-    run = np.flatnonzero(ev < cfg.covered_row_void)
-    if (len(run) < cfg.covered_row_void_min or np.any(np.diff(run) != 1)
-            or np.count_nonzero(ev >= cfg.covered_row_pit) < cfg.covered_row_shown):
-        return False
-    far = cell_unlikeness(view, points, between, cfg.lattice_pitch_px, run, [(r, int(c)) for c in run])
-    return far is not None and bool(np.all(far >= cfg.covered_row_unlike))  # (NaN: off the view)
-
-
-def void_columns(table: np.ndarray, cfg: GridConfig) -> np.ndarray:
-    """The lattice columns (0..7) whose second-strongest pit (from
-    :func:`line_evidence`) is below ``column_void`` x the lattice's median. Every
-    column but one must show two pits or more: a lattice of the wrong column pitch
-    puts whole columns between the pits, unless an arm lies over the board
-    (:func:`covered_columns`)."""
-    inner = float(np.median(table[1:5, 1:9]))
-    if inner <= 0:
-        return np.zeros(0, int)
-    shown = np.sort(table[1:5, 1:9], axis=0)[-2] / inner
-    return np.flatnonzero(shown < cfg.column_void)
-
-
-def covered_columns(view: np.ndarray, points: np.ndarray, between: np.ndarray, pitch: float,
-                    cols: np.ndarray, cfg: GridConfig, ends: bool = False,
-                    unlike: float | None = None) -> bool:
-    """Whether the void columns ``cols`` of a lattice are hidden under something lying
-    over the board (an arm, a sleeve) rather than being wood between pits: at most
-    ``covered_columns_max`` neighbouring inner columns (an arm is one piece; a
-    lattice of the wrong pitch leaves columns apart, and one pitch off, an outer
-    line), each looking unlike the board's surface by ``covered_unlike``
-    (:func:`column_unlikeness`; ``unlike``: another bar). ``ends``: the run may take
-    in one end column (an arm reaching over the board's end: :func:`_end_covered`).
-
-    On about 1000 renders, the two arms over two columns that hid a board scored
-    2.1-5.7 in each column; on 65 bare tables, lattices with neighbouring void
-    columns scored at most 0.86 in their weaker column (1.96 in a stronger one)."""
-    cols = np.sort(np.asarray(cols, int))
-    at_end, both_ends = cols.min() <= 0 or cols.max() >= 7, cols.min() <= 0 and cols.max() >= 7
-    if len(cols) > cfg.covered_columns_max or np.any(np.diff(cols) != 1) or both_ends or (at_end and not ends):
-        return False
-    far = column_unlikeness(view, points, between, pitch, cols, cols)
-    bar = cfg.covered_unlike if unlike is None else unlike
-    return far is not None and bool(np.all(far >= bar))  # (NaN: a cell off the view)
-
-
-def column_unlikeness(view: np.ndarray, points: np.ndarray, between: np.ndarray, pitch: float,
-                      void: np.ndarray, cols: np.ndarray) -> np.ndarray | None:
-    """How unlike the board's surface each lattice column of ``cols`` (0..7) looks,
-    the surface taken away from the ``void`` columns (an arm covers the wood beside
-    them too): the median over its four cells of :func:`cell_unlikeness`. None when
-    the surface points leave the view."""
-    cols = np.asarray(cols, int)
-    far = cell_unlikeness(view, points, between, pitch, void, [(r, int(c)) for c in cols for r in range(4)])
-    return None if far is None else np.median(far.reshape(len(cols), 4), axis=1)
-
-
-def cell_unlikeness(view: np.ndarray, points: np.ndarray, between: np.ndarray, pitch: float,
-                    void: np.ndarray, cells: Sequence[tuple[int, int]]) -> np.ndarray | None:
-    """How unlike the board's surface each lattice cell (row, column) of ``cells`` looks,
-    the surface taken away from the ``void`` columns. ``view``: the lattice view (BGR),
-    ``points``: its 32 lattice points (px, row by row), ``between``: the 21 points on the
-    surface between four pits (3 rows x 7, row by row). A cell's unlikeness is the L1
-    Lab distance of its mean (a square of 0.6 pitch) from the median of the surface
-    points, in units of those points' own 75th percentile distance (NaN for a cell off
-    the view). None when no surface point is left or one leaves the view."""
-    lab = cv2.cvtColor(view.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
-    r = max(1, int(round(0.3 * pitch)))
-
-    def mean_at(pt: np.ndarray) -> np.ndarray:
-        x, y = int(round(pt[0])), int(round(pt[1]))
-        patch = lab[max(y - r, 0):y + r + 1, max(x - r, 0):x + r + 1]
-        return patch.reshape(-1, 3).mean(axis=0) if patch.size else np.full(3, np.nan)
-
-    void = np.asarray(void, int)
-    gaps = np.array([j for j in range(7) if j not in void and j + 1 not in void])
-    if len(gaps) == 0:
-        return None
-    surface = np.array([mean_at(q) for q in np.asarray(between, float).reshape(3, 7, 2)[:, gaps].reshape(-1, 2)])
-    if np.isnan(surface).any():
-        return None
-    ref = np.median(surface, axis=0)
-    spread = max(float(np.percentile(np.abs(surface - ref).sum(axis=1), 75)), 1.0)
-    grid = np.asarray(points, float).reshape(4, 8, 2)
-    return np.array([float(np.abs(mean_at(grid[i, c]) - ref).sum()) / spread for i, c in cells])
 
 
 def refine_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: GridConfig = DEFAULT.grid,
@@ -607,17 +148,17 @@ def refine_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: GridCon
     centres = None
     for k in range(cfg.lattice_passes):
         view, m = _lattice_view(image, hlat, cfg, gap)
-        gx, gy = _gradients(view, cfg.gradient_log_offset)
+        gx, gy = gradients(view, cfg.gradient_log_offset)
         nominal = _lattice_points(gap) * p + cfg.lattice_border * p
-        radius = _measure_radius(gx, gy, nominal, cfg)
+        radius = measure_radius(gx, gy, nominal, cfg)
         if k == 1:  # the lattice is close now: is it one column or row off the pits?
-            shift = _slip(gx, gy, gap, radius, cfg)
+            shift = slip(gx, gy, gap, radius, cfg)
             if shift != (0, 0):
                 hlat = _shifted(hlat, shift)
                 view, m = _lattice_view(image, hlat, cfg, gap)
-                gx, gy = _gradients(view, cfg.gradient_log_offset)
+                gx, gy = gradients(view, cfg.gradient_log_offset)
         reach = max(2, int(round((cfg.peak_search_frac if k <= 1 else 0.5 * cfg.peak_search_frac) * p)))
-        peaks, _ = _refine_peaks(gx, gy, nominal, radius, reach)
+        peaks, _ = refine_peaks(gx, gy, nominal, radius, reach)
         src = _lattice_points(gap)
         dst = to_image(peaks, m)
         pitch_img = float(np.median(np.linalg.norm(np.diff(dst.reshape(4, 8, 2), axis=1), axis=-1)))
@@ -631,208 +172,14 @@ def refine_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: GridCon
         keep = inl.ravel() > 0
         hlat, gap = _best_gap(dst[keep], keep, cfg.gap_steps, hlat, gap)
     view, m = _lattice_view(image, hlat, cfg, gap)
-    gx, gy = _gradients(view, cfg.gradient_log_offset)
+    gx, gy = gradients(view, cfg.gradient_log_offset)
     nominal = _lattice_points(gap) * p + cfg.lattice_border * p
-    radius = _measure_radius(gx, gy, nominal, cfg)
-    peaks, _ = _refine_peaks(gx, gy, nominal, radius, max(2, int(round(0.08 * p))))
+    radius = measure_radius(gx, gy, nominal, cfg)
+    peaks, _ = refine_peaks(gx, gy, nominal, radius, max(2, int(round(0.08 * p))))
     # each pit keeps its own rim centre where it agrees with the lattice
     close = np.linalg.norm(peaks - nominal, axis=1) <= cfg.own_peak_frac * p
     centres = np.where(close[:, None], 0.5 * (peaks + nominal), nominal).reshape(4, 8, 2)
     return hlat, gap, centres, radius, inliers
-
-
-def _subpixel(prof: np.ndarray, k: int) -> float:
-    """Index ``k`` of ``prof``, moved to the top of the parabola through it and its
-    neighbours when it is a peak inside the profile."""
-    if 0 < k < len(prof) - 1:
-        den = prof[k - 1] - 2 * prof[k] + prof[k + 1]
-        if den < 0:
-            return k + float(np.clip(0.5 * (prof[k - 1] - prof[k + 1]) / den, -0.5, 0.5))
-    return float(k)
-
-
-def _innermost_peak(prof: np.ndarray, strength: float, inner: np.ndarray | None = None,
-                    valley: float = 0.25) -> float | None:
-    """Index (sub-px) of the first local peak of ``prof`` reaching ``strength`` x its max.
-
-    ``inner``: the profile from just before index 0 in to the pits' rims. When it rises
-    from ``prof[0]`` and shows no valley on the way to the rims (no value under ``1 -
-    valley`` x the lower of the highest on either side of it), the profile starts on the
-    outer slope of the pits' own rims (a bevel or a shadow carries their step beyond the
-    measured radius), which is no edge: the search starts past that slope, at its foot,
-    and only if no strong peak follows does the slope's start stand
-    (``GridConfig.edge_past_rim_slope``). (A peak and a valley between the rims and
-    index 0 are a narrow margin's edge: the search starts at index 0.)"""
-    if len(prof) < 3 or prof.max() <= 0:
-        return None
-    top = strength * prof.max()
-    start = 0
-    run = None if inner is None or not len(inner) else np.concatenate([[prof[0]], inner])
-    if run is not None and run[1] >= run[0] and not np.any(
-            run < (1.0 - valley) * np.minimum(np.maximum.accumulate(run),
-                                              np.maximum.accumulate(run[::-1])[::-1])):
-        while start + 1 < len(prof) and prof[start + 1] <= prof[start]:
-            start += 1  # down the rims' slope to its foot
-    strong = np.flatnonzero(prof[start:] >= top)
-    if not len(strong):  # nothing strong past the slope: its start stands
-        start, strong = 0, np.flatnonzero(prof >= top)
-    k = start + int(strong[0])
-    while k + 1 < len(prof) and prof[k + 1] >= prof[k]:  # climb to the local peak
-        k += 1
-    return _subpixel(prof, k)
-
-
-def _peaks(prof: np.ndarray, lo: float, hi: float, floor: float) -> list[tuple[float, float]]:
-    """(position (sub-px), height) of each local peak of ``prof`` in ``[lo, hi]`` reaching ``floor``."""
-    return [(_subpixel(prof, k), float(prof[k]))
-            for k in range(max(int(np.ceil(lo)), 1), min(int(np.floor(hi)), len(prof) - 2) + 1)
-            if prof[k] >= floor and prof[k] >= prof[k - 1] and prof[k] > prof[k + 1]]
-
-
-def _search_starts(inner_lo: float, inner_hi: float, p: float, cfg: GridConfig) -> tuple[int, int]:
-    """Where the edge search starts on either side of the pits' rims at ``inner_lo`` and
-    ``inner_hi`` (``surface_gap_frac`` x the pitch ``p`` beyond them): the end of the
-    part before the rims searched, and the start of the part after."""
-    gap_px = cfg.surface_gap_frac * p
-    return int(inner_lo - gap_px), int(np.ceil(inner_hi + gap_px))
-
-
-def _edge_pair(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float,
-               cfg: GridConfig, alike: bool = True, past_slope: bool = False) -> tuple[float, float] | None:
-    """The top face's two edges across one axis of the lattice view (positions along
-    ``prof``), outside the pits' rims at ``inner_lo`` and ``inner_hi``; None if either
-    side shows no step.
-
-    Each is the innermost strong step on its side (``edge_strength`` x that side's
-    strongest), searched from ``surface_gap_frac`` x the pitch beyond the rims. The
-    pits sit in the middle of a Bao board, so the two margins beyond the rims are
-    alike. When they differ by more than ``surface_symmetry`` x the pitch, the wider
-    side most often took a shadow, the side face or the table beyond the top face, or
-    a narrow margin's edge lay before the search began: a step on the wider side at
-    the narrower one's margin (within ``surface_pair_within`` x the pitch, at least
-    ``surface_symmetry_weak`` x that side's strongest) is its edge. Failing that, the
-    pair of steps whose margins agree that closely, strongest first, then the pair
-    whose margins agree within ``surface_pair_wider`` x the pitch (a board's margins
-    in the lattice view differ a little: the pits' rims, seen at a slant, are not
-    their top circles); failing all, the first choice stays. (``alike`` False: each
-    side on its own.)
-    """
-    gap_px = cfg.surface_gap_frac * p
-    lo_end, hi_start = _search_starts(inner_lo, inner_hi, p, cfg)
-    slope = past_slope and 0 < lo_end < len(prof) and 0 < hi_start < len(prof)
-    rim_lo, rim_hi = int(round(inner_lo)), int(round(inner_hi))
-    before = _innermost_peak(prof[:lo_end][::-1], cfg.edge_strength,
-                             prof[lo_end:max(rim_lo, lo_end) + 1] if slope else None)
-    after = _innermost_peak(prof[hi_start:], cfg.edge_strength,
-                            prof[min(rim_hi, hi_start - 1):hi_start][::-1] if slope else None)
-    if before is None or after is None:
-        return None
-    lo_edge, hi_edge = lo_end - 1 - before, hi_start + after
-    m_lo, m_hi = inner_lo - lo_edge, hi_edge - inner_hi
-    if not alike or cfg.surface_symmetry is None or abs(m_lo - m_hi) <= cfg.surface_symmetry * p:
-        return lo_edge, hi_edge
-    # steps at least half the search gap beyond the rims (not the rims' own gradient)
-    near, within = 0.5 * gap_px, cfg.surface_pair_within * p
-    lo_side, hi_side = prof[: int(inner_lo - near)], prof[int(np.ceil(inner_hi + near)):]
-    if not len(lo_side) or not len(hi_side):
-        return lo_edge, hi_edge
-    lo_max, hi_max = float(lo_side.max()), float(hi_side.max())  # each side's strongest step
-    if lo_max <= 0 or hi_max <= 0:
-        return lo_edge, hi_edge
-    lows = _peaks(prof, 0, inner_lo - near, cfg.surface_symmetry_weak * lo_max)
-    highs = _peaks(prof, inner_hi + near, len(prof) - 1, cfg.surface_symmetry_weak * hi_max)
-    if m_lo > m_hi:  # the wider side's step at the narrower one's margin
-        mirrored = [x for x, _h in lows if abs((inner_lo - x) - m_hi) <= within]
-        if mirrored:
-            return min(mirrored, key=lambda x: abs((inner_lo - x) - m_hi)), hi_edge
-    else:
-        mirrored = [y for y, _h in highs if abs((y - inner_hi) - m_lo) <= within]
-        if mirrored:
-            return lo_edge, min(mirrored, key=lambda y: abs((y - inner_hi) - m_lo))
-    pairs: list[tuple[float, float, float]] = []
-    for limit in (within, cfg.surface_pair_wider * p):
-        pairs = pairs or [(a / lo_max + b / hi_max, x, y) for x, a in lows for y, b in highs
-                          if abs((inner_lo - x) - (y - inner_hi)) <= limit]
-    if not pairs:
-        return lo_edge, hi_edge
-    _s, x, y = max(pairs)
-    return x, y
-
-
-def _edge_profiles(view: np.ndarray, gap: float, cfg: GridConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Median gradient profiles of a lattice view across its rows (along y) and across
-    its columns (along x), and the lattice's column and row centres along them."""
-    grey = cv2.GaussianBlur(cv2.cvtColor(view, cv2.COLOR_BGR2GRAY) if view.ndim == 3 else view, (3, 3), 0)
-    gx = np.abs(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3))
-    gy = np.abs(cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3))
-    p = cfg.lattice_pitch_px
-    b = cfg.lattice_border * p
-    xs = b + p * np.arange(8)
-    ys = b + p * (np.arange(4) + np.where(np.arange(4) >= 2, gap, 0.0))
-    half = int(0.3 * p)
-    col_strips = [gy[:, max(int(x) - half, 0) : int(x) + half + 1].mean(axis=1) for x in xs]
-    row_strips = [gx[max(int(y) - half, 0) : int(y) + half + 1].mean(axis=0) for y in ys]
-    return np.median(np.array(col_strips), axis=0), np.median(np.array(row_strips), axis=0), xs, ys
-
-
-def _sides_unseen(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float, cfg: GridConfig) -> bool:
-    """Whether both sides beyond the pits' rims show no step at all: the strongest value past
-    the edge search's start on each under ``GridConfig.edge_unseen_ratio`` x the strongest
-    at or between the rims (the view ends before the board's edges: wide margins, alike on
-    both sides as a Bao board's are; one side alone so flat is a side face in shade, a
-    hand or the image's border)."""
-    lo_end, hi_start = _search_starts(inner_lo, inner_hi, p, cfg)
-    inside = prof[max(int(inner_lo) - 3, 0) : int(inner_hi) + 4]
-    if cfg.edge_unseen_ratio is None or not len(inside) or lo_end <= 0 or hi_start >= len(prof):
-        return False
-    level = cfg.edge_unseen_ratio * float(inside.max())
-    return float(prof[:lo_end].max()) < level and float(prof[hi_start:].max()) < level
-
-
-def surface_edges(view: np.ndarray, grid: PitGrid, gap: float, cfg: GridConfig = DEFAULT.grid,
-                  alike: bool = True, wider: Callable[[GridConfig], np.ndarray] | None = None,
-                  ) -> np.ndarray | None:
-    """Playing-surface corners (TL, TR, BR, BL) in the lattice view, or None.
-
-    In the lattice view the top face is rectified, so its edges are the view's
-    rows and columns: each edge is the innermost strong step of a gradient
-    profile taken beyond the outer pits' rims (the top face's edge comes before
-    the side face and the table); the profile is the median over the 8 (or 4)
-    strips along that side, so a hand or a seed on a few strips does not decide.
-    With ``alike``, opposite margins are held alike (:func:`_edge_pair`).
-    ``wider``: makes the same view for a config (``lattice_border`` set to
-    ``GridConfig.edge_view_border`` pitches round the outer pits). An axis whose two
-    sides show no step (:func:`_sides_unseen`: the board's margins run past the view)
-    is searched again on it.
-    """
-    p = cfg.lattice_pitch_px
-    rx, ry = grid.radius
-    slope = cfg.edge_past_rim_slope
-
-    def axes(profiles: tuple[np.ndarray, ...]) -> list[tuple[np.ndarray, float, float, bool]]:
-        """(profile, rims before, rims after, past the rims' slope) across the rows, then the columns."""
-        vprof, hprof, xs, ys = profiles
-        return [(vprof, ys[0] - ry, ys[-1] + ry, slope == "both"),
-                (hprof, xs[0] - rx, xs[-1] + rx, slope in ("both", "ends"))]
-
-    def pairs(c: GridConfig, across: list[tuple[np.ndarray, float, float, bool]],
-              ) -> list[tuple[float, float] | None]:
-        return [_edge_pair(prof, lo, hi, p, c, alike, past_slope=past) for prof, lo, hi, past in across]
-
-    here = axes(_edge_profiles(view, gap, cfg))
-    rows, cols = pairs(cfg, here)
-    unseen_rows, unseen_cols = (_sides_unseen(prof, lo, hi, p, cfg) for prof, lo, hi, _past in here)
-    if wider is not None and (unseen_rows or unseen_cols):
-        wc = replace(cfg, lattice_border=cfg.edge_view_border)
-        shift = (wc.lattice_border - cfg.lattice_border) * p  # the wider view's offset
-        wide_rows, wide_cols = ((None if got is None else (got[0] - shift, got[1] - shift))
-                                for got in pairs(wc, axes(_edge_profiles(wider(wc), gap, wc))))
-        rows = wide_rows if unseen_rows else rows
-        cols = wide_cols if unseen_cols else cols
-    if rows is None or cols is None:
-        return None
-    (top, bottom), (left, right) = rows, cols
-    return np.array([[left, top], [right, top], [right, bottom], [left, bottom]], np.float64)
 
 
 def _plausible(hlat: np.ndarray, gap: float, cfg: GridConfig) -> bool:
@@ -1084,34 +431,6 @@ def _fit_once(image: np.ndarray, corners: np.ndarray, aspect: float, cfg: Vision
     return fit_from_lattice(image, hlat, gap, cfg, lap)
 
 
-def paired_ratios(gx: np.ndarray, gy: np.ndarray, nominal: np.ndarray, cfg: GridConfig,
-                  ) -> tuple[float, float]:
-    """How much better pairs of lattice lines look like single pits twice as long
-    than the lattice points look like pits (best ellipse of a few sizes, median over
-    8 arcs and over the points): (rows, columns).
-
-    - Rows: the midpoints of lattice rows 0-1 and of rows 2-3 as the centres of pits
-      twice as tall as they are wide. About 0.2-0.7 on boards. Above 1 each pit holds
-      two lattice rows: the lattice has half the row pitch and covers half the board
-      (its points on the top and the bottom of each pit score well, and the pits
-      between them are plain wood).
-    - Columns: the midpoints of columns 0-1, 2-3, 4-5 and 6-7 as the centres of pits
-      twice as wide as they are tall. 0.17-0.66 on 119 boards. Above 1 each pit holds
-      two lattice columns (on its left and right rims): half the column pitch, on
-      half the board's length."""
-    pts = nominal.reshape(4, 8, 2)
-    sizes = np.asarray(cfg.paired_radius_fracs) * cfg.lattice_pitch_px
-    own = rim_evidence(gx, gy, nominal, np.array([(r, k * r) for r in sizes for k in (0.8, 0.9, 1.0, 1.12, 1.25)]),
-                       sectors=8)
-    own_best = max(float(np.median(own, axis=0).max()), 1e-6)
-    stretch = (1.6, 1.8, 2.0, 2.2, 2.4, 2.6)
-    rows = np.concatenate([0.5 * (pts[0] + pts[1]), 0.5 * (pts[2] + pts[3])])
-    tall = rim_evidence(gx, gy, rows, np.array([(r, k * r) for r in sizes for k in stretch]), sectors=8)
-    cols = 0.5 * (pts[:, 0::2] + pts[:, 1::2]).reshape(-1, 2)
-    wide = rim_evidence(gx, gy, cols, np.array([(k * r, r) for r in sizes for k in stretch]), sectors=8)
-    return (float(np.median(tall, axis=0).max()) / own_best, float(np.median(wide, axis=0).max()) / own_best)
-
-
 def _doubled(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: VisionConfig,
              lap: Callable[[str], None] | None, rows: bool) -> TopFace:
     """The best fit started from a lattice of twice the row pitch (``rows``) or column
@@ -1126,21 +445,6 @@ def _doubled(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: VisionConfig,
         starts = [np.array([[2.0, 0, 0.5 + 2.0 * first], [0, 1.0, 0], [0, 0, 1]]) for first in (-4, -3, -2, -1, 0)]
     fits = [fit_from_lattice(image, hlat @ start, gap, cfg, lap, check_pairs=False) for start in starts]
     return max(fits, key=lambda fit: fit.grid.score)
-
-
-def inner_void_row(table: np.ndarray, cfg: GridConfig) -> int | None:
-    """The inner lattice row (1 or 2) showing no pits (median rim evidence, from
-    :func:`line_evidence`, below ``inner_row_void`` x the lattice's median) while the
-    other one shows them (at least ``inner_row_shown`` x), if there is one. (Both void:
-    a lattice astride a pattern's rows, not one row of pits off.)"""
-    levels = _line_levels(table)
-    if cfg.inner_row_void is None or levels is None:
-        return None
-    row = levels[1][2:4]  # lattice rows 1 and 2
-    weakest = int(np.argmin(row))
-    if row[weakest] < cfg.inner_row_void and row[1 - weakest] >= cfg.inner_row_shown:
-        return weakest + 1
-    return None
 
 
 def _respaced_rows(image: np.ndarray, hlat: np.ndarray, cfg: VisionConfig,
@@ -1181,7 +485,7 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
     for attempt in range(gc.reslips + 1):
         hlat, gap, centres, radius, inliers = refine_lattice(image, hlat, gap, gc)
         lview, m = _lattice_view(image, hlat, gc, gap)
-        gx, gy = _gradients(lview, gc.gradient_log_offset)
+        gx, gy = gradients(lview, gc.gradient_log_offset)
         # (a floor: on a flat, noiseless surface any speck would count as strong)
         mag = cv2.magnitude(gx, gy)
         norm = float(mag.mean())
@@ -1194,7 +498,7 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
                 norm = min(norm, float(inside.mean()))
         norm = max(norm, gc.min_mean_gradient)
         table = line_evidence(gx, gy, gap, radius, gc) / norm
-        shift = _slipped(table, gc)
+        shift = slipped(table, gc)
         if shift == (0, 0) or attempt == gc.reslips:
             break
         hlat = _shifted(hlat, shift)
@@ -1221,11 +525,11 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
         score = 0.0  # still one pitch off the pits after the last refit (GridConfig.reslips)
     if gap > gc.wide_gap_from + 1e-9 and score < gc.wide_gap_min_score:
         score = 0.0  # a middle gap wider than the usual boards' needs a clear fit (a floor's bricks)
-    if _continues(table, gc, unseen_sides(m, gap, image.shape, gc)):
+    if continues(table, gc, unseen_sides(m, gap, image.shape, gc)):
         score = 0.0  # tiles or a pattern going on beyond the lattice: no board
     void = void_columns(table, gc)
-    if (_outer_line_void(table, gc) and not _end_covered(table, void, lview, gx, nominal, between, gc)
-            and not _row_covered(table, lview, nominal, between, gc)):
+    if (outer_line_void(table, gc) and not end_covered(table, void, lview, gx, nominal, between, gc)
+            and not row_covered(table, lview, nominal, between, gc)):
         score = 0.0  # a lattice line on the margin: one pitch off, or astride a hand
     if len(void) >= 2 and not covered_columns(lview, nominal, between, p, void, gc, ends=gc.covered_ends):
         score = 0.0  # whole columns between the pits: the wrong column pitch
@@ -1248,7 +552,7 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
         if respaced.grid.score >= max(gc.inner_row_void_gain * score, gc.inner_row_void_min):
             return respaced
     if second_look and gc.edge_doubt_ratio > 0 and score > 0 and shift == (0, 0):
-        doubt = _slipped(table, gc, ratio=gc.edge_doubt_ratio)
+        doubt = slipped(table, gc, ratio=gc.edge_doubt_ratio)
         if doubt != (0, 0):
             other = fit_from_lattice(image, _shifted(hlat, doubt), gap, cfg, lap, check_pairs, respace,
                                      second_look=False)

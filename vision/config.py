@@ -255,7 +255,7 @@ class GridConfig:
     edge_strength: float = 0.5  # surface edge: innermost step at least this x the strongest one
     # ... searched from the foot of the pits' rims' outer slope when the edge profile still
     # falls away from the rims where the search begins, with no valley between
-    # (vision.board._innermost_peak): at the board's "ends", at "both" its ends and long
+    # (vision.surface._innermost_peak): at the board's "ends", at "both" its ends and long
     # sides, or "" nowhere. A bevel or a shadow carries a rim's step beyond the measured
     # radius, and the ends were taken there. Over 611 photos (13 render sets, the singles
     # and the hard samples), "ends" moved 8 corners' mean error by more than 3 px, all for
@@ -341,7 +341,7 @@ class GridConfig:
     # an axis of the lattice view whose two sides show no step beyond the pits' rims (each
     # side's strongest under edge_unseen_ratio x the strongest at the rims; the wood runs on
     # past the view) has its edges searched on a view keeping edge_view_border pitches
-    # (vision.board.surface_edges): a board whose ends lie 1.9 pitches past its outer pits'
+    # (vision.surface.surface_edges): a board whose ends lie 1.9 pitches past its outer pits'
     # centres (synth_557_0021) had its ends taken at the rims, 100 -> 1.7 px. Over 675
     # other photos (15 render sets, the singles, the hard samples) it changes none; with
     # one flat side enough, it moved one board in shade under a hand (13 -> 24 px).
@@ -349,11 +349,11 @@ class GridConfig:
     edge_view_border: float = 3.0
     edge_unseen_ratio: float | None = 0.12
     # a lattice whose row pairs 0-1 and 2-3 look more like tall pits than its points look like
-    # pits (vision.board.paired_ratios; 0.2-0.7 on 230 boards, 1.8 and 2.3 on the two fits of
+    # pits (vision.lattice_checks.paired_ratios; 0.2-0.7 on 230 boards, 1.8 and 2.3 on the two fits of
     # half the row pitch among them) is fitted again from twice the row pitch
     paired_rows_max: float = 1.2
     # the same across: columns 0-1, 2-3, 4-5, 6-7 as pits twice as wide as tall
-    # (vision.board.paired_ratios; 0.17-0.66 on 119 boards, 2.24 on the half board of
+    # (vision.lattice_checks.paired_ratios; 0.17-0.66 on 119 boards, 2.24 on the half board of
     # synth_223_0014), a lattice of half the column pitch on half the board
     paired_columns_max: float = 1.2
     paired_radius_fracs: tuple[float, ...] = (0.22, 0.26, 0.30, 0.34, 0.38, 0.42)
@@ -412,7 +412,7 @@ class GridConfig:
     edge_void: float = 0.1  # an outer line still below this x the lattice's median after the shifts -> no board
     column_void: float = 0.15  # two columns whose 2nd-strongest pit is below this x the lattice's median -> no board ...
     # ... unless they are neighbours, at most this many, inside the lattice, and each looks
-    # unlike the board's surface by this much (an arm over the board: vision.board.covered_columns)
+    # unlike the board's surface by this much (an arm over the board: vision.lattice_checks.covered_columns)
     covered_columns_max: int = 3
     covered_unlike: float = 2.0
     # ... and such a run may take in one end column: an arm over the board's end hides
@@ -422,7 +422,7 @@ class GridConfig:
     # continues_also; none moved), the same one false board on 169 bare tables
     # (docs/vision.md, twenty-eighth session)
     covered_ends: bool = True
-    covered_end_unlike: float = 1.0  # ... each such column this unlike the surface (vision.board._end_covered)
+    covered_end_unlike: float = 1.0  # ... each such column this unlike the surface (vision.lattice_checks.end_covered)
     covered_end_edge_max: float = 4.0  # ... and no straight edge stronger than this along it (the board's end)
     # ... and an outer row void of pits only in part: an arm reaching in from a long side,
     # as a player's does, lies over one run of that row's pits (at least
@@ -430,7 +430,7 @@ class GridConfig:
     # evidence, in one run) while ``covered_row_shown`` of its pits or more still show
     # (at least ``covered_row_pit`` x): a lattice one pitch off has its whole outer row
     # on the margin or the table. Each void cell must look unlike the board's surface by
-    # ``covered_row_unlike`` (vision.board._row_covered). synth_487_0022 (an arm over ten
+    # ``covered_row_unlike`` (vision.lattice_checks.row_covered). synth_487_0022 (an arm over ten
     # pits, cells 1.37-1.45) is found in place and its hand flagged; over 409 other
     # photos (330 renders and game frames, 79 bare tables) nothing changes (False: never)
     covered_rows: bool = True
@@ -460,7 +460,7 @@ class GridConfig:
     # side's edge may be a shadow, the side face or the table, and a step there at the
     # narrower margin (within ``surface_pair_within`` / pitch, at least ``surface_symmetry_weak``
     # x that side's strongest) is taken instead, else a pair of steps whose margins agree
-    # that closely (vision.board._edge_pair; None: each side on its own)
+    # that closely (vision.surface._edge_pair; None: each side on its own)
     surface_symmetry: float | None = 0.3
     surface_pair_within: float = 0.12
     # ... failing such a step or pair, a pair agreeing within this / pitch (at most 0.12 leaves

@@ -3,7 +3,7 @@
 When no board-shaped outline holds the board (a hand or a shadow merged with
 it, a table of the same colour, a steep view including the side face), the
 pits still show: each is a closed curve of radial gradient
-(:func:`vision.board.rim_evidence`). Here
+(:func:`vision.rims.rim_evidence`). Here
 
 1. the rim evidence (median over 8 arcs) is computed at every other pixel of
    a downscaled copy, for a few pit radii; its strongest local maxima are the
@@ -43,6 +43,7 @@ import cv2
 import numpy as np
 
 from vision.config import DEFAULT, LocateConfig
+from vision.rims import gradients, log_intensity, rim_evidence_grid
 
 
 def _small(image: np.ndarray, cfg: LocateConfig) -> tuple[np.ndarray, float]:
@@ -61,10 +62,8 @@ def _rim_maps(image: np.ndarray, cfg: LocateConfig, log_offset: float,
               ) -> tuple[list[tuple[float, int, np.ndarray]], float]:
     """Per pit radius r (px of the copy downscaled to ``pit_scan_long_side_px``):
     (r, step, rim evidence on a grid of that step (about r / 3 px)); and the scale."""
-    from vision.board import _gradients, rim_evidence_grid
-
     small, s = _small(image, cfg)
-    gx, gy = _gradients(small, log_offset)
+    gx, gy = gradients(small, log_offset)
     norm = max(float(cv2.magnitude(gx, gy).mean()), 1.0)
     circles = [(float(r), st) for r, st in _steps(cfg)]
     maps = rim_evidence_grid(gx, gy, circles, sectors=8)
@@ -80,8 +79,6 @@ def _blob_maps(image: np.ndarray, cfg: LocateConfig, log_offset: float,
     it), but most of it is darker than the wood around it; the junctions of a
     pavement's mortar lines darken only a few of a disc's pixels, and their ring
     as many."""
-    from vision.board import log_intensity
-
     small, s = _small(image, cfg)
     logi = log_intensity(small, log_offset)
     out = []

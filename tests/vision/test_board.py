@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 from drawn import default_corners, draw_scene
 
-from vision.board import fit_board, fit_top_face, rim_evidence
+from vision.board import fit_board, fit_top_face
 from vision.config import DEFAULT
 from vision.holes import HOLE_CELL, HOLES, START_COUNTS
 from vision.rectify import to_image
+from vision.rims import rim_evidence
 
 
 def _pit_errors(scene, hmat, grid) -> np.ndarray:
@@ -216,7 +217,7 @@ def test_a_pattern_going_on_beyond_one_side_strongly_and_another_faintly_is_no_b
     boards found in place the second-highest of the four was 0.18 at most."""
     import dataclasses
 
-    from vision.board import _continues
+    from vision.lattice_checks import continues
 
     def table(col_before: float, col_after: float, row_before: float, row_after: float) -> np.ndarray:
         t = np.zeros((6, 10))
@@ -225,15 +226,15 @@ def test_a_pattern_going_on_beyond_one_side_strongly_and_another_faintly_is_no_b
         return t
 
     bricks = table(0.87, 0.16, 0.38, 0.32)
-    assert _continues(bricks, DEFAULT.grid)
+    assert continues(bricks, DEFAULT.grid)
     before = dataclasses.replace(DEFAULT.grid, continues_also=0.0)
-    assert not _continues(bricks, before)  # (the rule before: two sides at 0.4 or more)
+    assert not continues(bricks, before)  # (the rule before: two sides at 0.4 or more)
     # a board with reserve seeds along one end and a faint line along one side: a board
-    assert not _continues(table(0.44, 0.0, 0.18, 0.02), DEFAULT.grid)
+    assert not continues(table(0.44, 0.0, 0.18, 0.02), DEFAULT.grid)
     # two faint sides without a clear one: a board's margins with grain, not a pattern
-    assert not _continues(table(0.35, 0.0, 0.35, 0.0), DEFAULT.grid)
+    assert not continues(table(0.35, 0.0, 0.35, 0.0), DEFAULT.grid)
     # and the older rule still holds: two sides at 0.4 or more
-    assert _continues(table(0.45, 0.0, 0.41, 0.0), before)
+    assert continues(table(0.45, 0.0, 0.41, 0.0), before)
 
 
 def test_a_pattern_cut_by_the_image_edge_is_no_board() -> None:
@@ -306,7 +307,7 @@ def test_rim_gradients_see_the_same_contrast_on_dark_and_pale_wood() -> None:
     # brightness by the same ratio, on near-black wood (12 -> 24) and on pale wood
     # (120 -> 240), gives gradients of the same order (ratio (24 + c)/(12 + c) against
     # (240 + c)/(120 + c) in the log); on the plain grey level one is 10x the other.
-    from vision.board import _gradients
+    from vision.rims import gradients
 
     def step(lo: int, hi: int) -> np.ndarray:
         img = np.full((21, 21), lo, np.uint8)
@@ -314,7 +315,7 @@ def test_rim_gradients_see_the_same_contrast_on_dark_and_pale_wood() -> None:
         return img
 
     def peak(img: np.ndarray, c: float) -> float:
-        gx, _ = _gradients(img, c)
+        gx, _ = gradients(img, c)
         return float(np.abs(gx).max())
 
     c = DEFAULT.grid.gradient_log_offset
@@ -327,7 +328,7 @@ def test_rim_evidence_on_a_grid_equals_the_pointwise_evidence() -> None:
     # the pit scan's fast whole-image version must give the same numbers as rim_evidence
     import cv2
 
-    from vision.board import rim_evidence_grid
+    from vision.rims import rim_evidence_grid
 
     rng = np.random.default_rng(4)
     img = np.clip(rng.normal(120, 30, (90, 150)), 0, 255).astype(np.uint8)
@@ -971,10 +972,10 @@ def test_a_lattice_of_half_the_column_pitch_is_fitted_again_from_twice_the_pitch
 
 
 def test_an_inner_row_void_of_pits_is_found_in_the_lattice_table() -> None:
-    # vision.board.inner_void_row: line_evidence's table is rows -1..4 x columns -1..8;
+    # vision.lattice_checks.inner_void_row: line_evidence's table is rows -1..4 x columns -1..8;
     # an inner lattice row (1 or 2) whose median is under inner_row_void (0.15) x the
     # lattice's median shows no pits
-    from vision.board import inner_void_row
+    from vision.lattice_checks import inner_void_row
 
     table = np.ones((6, 10))
     assert inner_void_row(table, DEFAULT.grid) is None
@@ -1047,34 +1048,34 @@ def _line_table(cols: list[float], rows: list[float] | None = None) -> np.ndarra
 
 
 def test_a_lattice_one_column_off_is_shifted_back() -> None:
-    from vision.board import _slipped
+    from vision.lattice_checks import slipped
 
     cfg = DEFAULT.grid
     board = [0.05] + [1.0] * 8 + [0.05]
-    assert _slipped(_line_table(board), cfg) == (0, 0)
+    assert slipped(_line_table(board), cfg) == (0, 0)
     # the lattice's last column on the table, the pits' first column beyond its first
     off = [1.0] * 8 + [0.1, 0.05]
-    assert _slipped(_line_table(off), cfg) == (-1, 0)
+    assert slipped(_line_table(off), cfg) == (-1, 0)
     # the same on a woven mat whose dots lift the empty column to 0.22 (synth_109_0012
     # at full size: 1.01 beyond, 0.22 on the table)
     mat = [1.01, 0.89, 0.93, 1.08, 0.91, 0.91, 1.24, 1.24, 0.22, 0.05]
-    assert _slipped(_line_table(mat), cfg) == (-1, 0)
+    assert slipped(_line_table(mat), cfg) == (-1, 0)
     # a hand over the last column: nothing beyond the first column either, no shift
     hand = [0.2] + [1.0] * 7 + [0.1, 0.05]
-    assert _slipped(_line_table(hand), cfg) == (0, 0)
+    assert slipped(_line_table(hand), cfg) == (0, 0)
     # a weak last column beside pit-like evidence beyond the first, but not three times
     # as strong: left as it is
     close = [0.8] + [1.0] * 7 + [0.3, 0.05]
-    assert _slipped(_line_table(close), cfg) == (0, 0)
+    assert slipped(_line_table(close), cfg) == (0, 0)
     # ... yet at GridConfig.edge_doubt_ratio (2) it is a doubt: fit_from_lattice fits the
     # shifted lattice too and keeps the better (synth_317_0019: a row on the board's
     # front face at 0.3, the board's first row beyond the other side at 0.83)
-    assert _slipped(_line_table(close), cfg, ratio=cfg.edge_doubt_ratio) == (-1, 0)
+    assert slipped(_line_table(close), cfg, ratio=cfg.edge_doubt_ratio) == (-1, 0)
     front = [0.05] + [1.0] * 8 + [0.05]
-    assert _slipped(_line_table(front, [0.83, 1.12, 1.3, 0.99, 0.3, -0.1]), cfg) == (0, 0)
-    assert _slipped(_line_table(front, [0.83, 1.12, 1.3, 0.99, 0.3, -0.1]), cfg, ratio=2.0) == (0, -1)
+    assert slipped(_line_table(front, [0.83, 1.12, 1.3, 0.99, 0.3, -0.1]), cfg) == (0, 0)
+    assert slipped(_line_table(front, [0.83, 1.12, 1.3, 0.99, 0.3, -0.1]), cfg, ratio=2.0) == (0, -1)
     # nothing beyond the other side: no doubt either
-    assert _slipped(_line_table(hand), cfg, ratio=cfg.edge_doubt_ratio) == (0, 0)
+    assert slipped(_line_table(hand), cfg, ratio=cfg.edge_doubt_ratio) == (0, 0)
 
 
 def test_the_pit_scan_finds_a_tilted_board_with_a_hand_over_two_columns() -> None:
@@ -1124,7 +1125,7 @@ def _arm_over_columns(scene, first: int, last: int, colour=(150, 60, 90)) -> np.
 
 
 def test_void_columns_names_the_columns_without_two_pits() -> None:
-    from vision.board import void_columns
+    from vision.lattice_checks import void_columns
 
     table = np.ones((6, 10))
     table[[0, -1]] = 0.05
@@ -1161,7 +1162,7 @@ def _lattice_view(colour_over: dict[int, tuple[int, int, int]]) -> tuple[np.ndar
 
 
 def test_columns_under_a_sleeve_are_covered_and_wood_or_gaps_are_not() -> None:
-    from vision.board import covered_columns
+    from vision.lattice_checks import covered_columns
 
     cfg, sleeve = DEFAULT.grid, (150, 60, 90)
     view, pts, between = _lattice_view({4: sleeve, 5: sleeve})
@@ -1182,13 +1183,14 @@ def test_columns_under_a_sleeve_are_covered_and_wood_or_gaps_are_not() -> None:
 
 def test_an_end_column_under_a_sleeve_is_covered_but_a_margin_or_the_boards_end_is_not() -> None:
     # GridConfig.covered_ends: an outer line void of pits is taken for an arm over the
-    # board's end (vision.board._end_covered) when it looks unlike the surface and no
+    # board's end (vision.lattice_checks.end_covered) when it looks unlike the surface and no
     # straight edge runs down it; a lattice one pitch off the board's end, the real end
     # column hidden by a hand beyond its other end, has its void column on the margin
     # and the table, with the board's end edge across it (synth_379_0002, synth_383_0037)
     import dataclasses
 
-    from vision.board import _end_covered, _gradients, covered_columns, void_columns
+    from vision.lattice_checks import covered_columns, end_covered, void_columns
+    from vision.rims import gradients
 
     cfg, sleeve, wood = DEFAULT.grid, (150, 60, 90), (60, 110, 160)
     table = np.ones((6, 10))
@@ -1198,8 +1200,8 @@ def test_an_end_column_under_a_sleeve_is_covered_but_a_margin_or_the_boards_end_
     assert void.tolist() == [0]
 
     def covered(view: np.ndarray, pts: np.ndarray, between: np.ndarray, c=cfg) -> bool:  # noqa: ANN001
-        gx, _ = _gradients(view, c.gradient_log_offset)
-        return _end_covered(table, void, view, gx, pts, between, c)
+        gx, _ = gradients(view, c.gradient_log_offset)
+        return end_covered(table, void, view, gx, pts, between, c)
 
     # a hand over the end column, its edge across the columns at a slant (an edge
     # running straight down the column is taken for the board's end: a limit of the test)
@@ -1347,7 +1349,7 @@ def test_opposite_margins_held_alike_take_the_top_face_edge_before_a_shadow() ->
     # other side's edge is at margin 6 too, and the weak step there is taken instead
     from dataclasses import replace
 
-    from vision.board import _edge_pair
+    from vision.surface import _edge_pair
 
     gc = DEFAULT.grid
     prof = _profile({22: 1.0, 46: 0.25, 52: 0.2, 200: 0.2, 206: 0.8})
@@ -1386,7 +1388,7 @@ def test_a_board_end_is_searched_past_the_slope_of_the_pits_own_rims() -> None:
     # outer pits' rims, 44-78 px off): rims at 52 and 200 (pitch 40). A bevel carries the
     # rims' step out past where the search starts (0.12 pitch beyond them), falling away
     # from the rims; the board's ends are at 20 and 232, weaker than that slope's start
-    from vision.board import _edge_pair
+    from vision.surface import _edge_pair
 
     gc = DEFAULT.grid
     prof = _profile({20: 0.5, 232: 0.5})
@@ -1621,7 +1623,7 @@ def test_the_crop_radius_is_floored_at_a_share_of_the_pitch_on_each_axis() -> No
     # radii stay, and 0 turns the floor off
     from dataclasses import replace
 
-    from vision.board import _floored
+    from vision.rims import _floored
 
     gc = DEFAULT.grid
     p = gc.lattice_pitch_px
@@ -1631,11 +1633,12 @@ def test_the_crop_radius_is_floored_at_a_share_of_the_pitch_on_each_axis() -> No
 
 
 def test_an_outer_row_is_taken_as_under_an_arm_only_in_part_and_unlike_the_wood() -> None:
-    # vision.board._row_covered: a player's arm over a run of one outer row's pits, while
+    # vision.lattice_checks.row_covered: a player's arm over a run of one outer row's pits, while
     # the others show, against a lattice one pitch off (its whole outer row on the margin)
     import cv2
 
-    from vision.board import _lattice_points, _row_covered
+    from vision.board import _lattice_points
+    from vision.lattice_checks import row_covered
 
     gc = DEFAULT.grid
     p, b = gc.lattice_pitch_px, gc.lattice_border
@@ -1651,14 +1654,14 @@ def test_an_outer_row_is_taken_as_under_an_arm_only_in_part_and_unlike_the_wood(
     table = np.ones((6, 10))
     table[0, :] = table[5, :] = table[:, 0] = table[:, 9] = 0.0  # nothing beyond the lattice
     table[4, 4:9] = 0.0  # row B: pits 1-3 show, 4-8 void
-    assert _row_covered(table, arm, nominal, between, gc)
-    assert not _row_covered(table, wood, nominal, between, gc)  # void cells that look like the wood
+    assert row_covered(table, arm, nominal, between, gc)
+    assert not row_covered(table, wood, nominal, between, gc)  # void cells that look like the wood
     whole = table.copy()
     whole[4, 1:9] = 0.0  # the whole row void: a lattice one pitch off
-    assert not _row_covered(whole, arm, nominal, between, gc)
+    assert not row_covered(whole, arm, nominal, between, gc)
     apart = table.copy()
     apart[4, 1:9] = [0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0]  # two void runs: no single arm
-    assert not _row_covered(apart, arm, nominal, between, gc)
+    assert not row_covered(apart, arm, nominal, between, gc)
     from dataclasses import replace
 
-    assert not _row_covered(table, arm, nominal, between, replace(gc, covered_rows=False))
+    assert not row_covered(table, arm, nominal, between, replace(gc, covered_rows=False))
