@@ -56,7 +56,8 @@ from vision.lattice_checks import (
     unseen_sides,
     void_columns,
 )
-from vision.locate import dark_retry_copy, edge_magnitude, refine_sides
+from vision.locate import dark_retry_copy
+from vision.outlines import edge_magnitude, refine_sides
 from vision.rectify import canonical_size, rectify, to_image
 from vision.rims import gradients, measure_radius, refine_peaks, rim_centres, rim_evidence
 from vision.surface import surface_edges

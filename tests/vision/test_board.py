@@ -1017,6 +1017,7 @@ def test_the_first_fit_goes_to_the_best_ranked_of_the_strongest_outlines(monkeyp
 
     import vision.board as board_mod
     import vision.locate as locate_mod
+    from vision.rectify import order_clockwise
 
     corners = default_corners((960, 540), 0, 0.0, 0.5)
     scene = draw_scene(START_COUNTS, corners, size=(960, 540), seed=3, clutter=False)
@@ -1033,7 +1034,7 @@ def test_the_first_fit_goes_to_the_best_ranked_of_the_strongest_outlines(monkeyp
         fitted.clear()
         quad = locate_mod.locate_board(scene.image, cfg)
         assert quad.method == "colour"
-        first = locate_mod.order_clockwise(fitted[0])
+        first = order_clockwise(fitted[0])
         assert min(np.abs(np.roll(first, r, axis=0) - np.asarray(first_fitted)).max() for r in range(4)) < 1.0
         if first_ranked:
             assert len(fitted) == 1  # the board's fit was clearly good: the search ended
@@ -1597,7 +1598,7 @@ def test_a_wild_fit_far_off_the_image_is_not_refined_and_does_not_crash() -> Non
     # corners lay thousands of pixels off the image: the band to search each side in was
     # wider than OpenCV can sample (cv2.error in remap: "dst.cols < SHRT_MAX"), and the
     # whole recognition raised. Now the quad is kept as it is.
-    from vision.locate import refine_sides
+    from vision.outlines import refine_sides
 
     mag = np.random.default_rng(0).random((120, 200)).astype(np.float32)
     quad = np.array([[-9000.0, -5000.0], [40000.0, -5000.0], [40000.0, 30000.0], [-9000.0, 30000.0]])

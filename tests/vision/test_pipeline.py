@@ -290,12 +290,13 @@ def test_pits_are_scanned_before_the_outlines(monkeypatch) -> None:
 
     import vision.board
     import vision.locate
+    import vision.outlines
     from vision.config import DEFAULT
 
     scene = draw_scene(START_COUNTS, default_corners((640, 360), 5, 0.05, 0.75), seed=4)
     calls: list[str] = []
     fit, scan, outlines = (vision.board.fit_top_face, vision.locate._pit_scanned,
-                           vision.locate.outline_candidates)
+                           vision.outlines.outline_candidates)
     monkeypatch.setattr(vision.board, "fit_top_face",
                         lambda *a, **k: calls.append("fit") or fit(*a, **k))
     monkeypatch.setattr(vision.locate, "_pit_scanned",
@@ -596,7 +597,7 @@ def test_a_brick_table_without_a_board_is_no_board() -> None:
 def test_a_render_cut_by_the_frame_is_no_board_and_says_where_it_runs_off() -> None:
     # sample_images/hard/synth_307_0014 with its left quarter cut away (two pits out of the
     # frame, others cut by its edge): the search once raised an OpenCV error on a wild fit
-    # (vision.locate.refine_sides); now no board is read and the status says the board
+    # (vision.outlines.refine_sides); now no board is read and the status says the board
     # runs off the image at the left edge (vision.pit_scan.off_image)
     image, label = _hard_sample("synth_307_0014")
     cut = image[:, image.shape[1] // 4:]
