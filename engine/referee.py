@@ -32,10 +32,8 @@ hypothesis that predicts a different board by ``RefereeConfig.margin_nats``.
 Otherwise it is ``unexplained`` (nothing legal fits: the pit-by-pit difference
 to the closest candidates is reported) or ``ambiguous`` (several fit: the
 candidates are listed for the players to pick). Nothing is ever guessed: the
-readings an ambiguous view leaves (:func:`split`), or an unexplained one whose
-closest candidates differ from it only by seeds hidden (:func:`tentative`), are
-kept as branches, and a move is logged only once a later view is explained by
-exactly one of them (:func:`follow`).
+readings such a view leaves are kept as branches, and a move is logged only once
+a later view is explained by exactly one of them (:mod:`engine.branches`).
 
 Example::
 
@@ -53,7 +51,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -91,7 +89,7 @@ class RefereeConfig:
             when no hypothesis of fewer moves explains the view, sequences one move
             longer are tried, up to this many (3: the camera missed two settled
             views in a row, fast play). Readings already kept for later views to
-            decide (:func:`follow`) are extended by at most two moves a view, and
+            decide (:func:`engine.branches.follow`) are extended by at most two moves a view, and
             the candidates of a view nothing explains are of two moves at most: a
             longer chain from a reading that is itself unsure is too free to check.
         candidates: how many closest candidates a verdict reports.
@@ -99,7 +97,7 @@ class RefereeConfig:
             below this are taken as untouched: a hypothesis leaving them alone
             is not held to their (mis)read counts.
         tentative_nats: after a view no legal move explains, the readings kept
-            for the later views to decide (:func:`tentative`): its candidates
+            for the later views to decide (:func:`engine.branches.tentative`): its candidates
             scoring at most this much below the closest.
         tentative_pits: ... and predicting a board that differs from the reading's
             most likely counts in at most this many pits, each read with fewer
@@ -395,7 +393,7 @@ Hypothesis = tuple[tuple[Move, ...], tuple[str, ...], np.ndarray, float, Positio
 """(moves, notations, predicted counts, score, the position the moves leave)."""
 
 
-def _hypotheses(position: Position, observation: Observation, depth: int) -> list[Hypothesis]:
+def hypotheses(position: Position, observation: Observation, depth: int) -> list[Hypothesis]:
     """Every (moves, notations, counts, score, end position) of exactly ``depth`` legal moves."""
     out: list[Hypothesis] = []
     if depth == 0:
@@ -407,7 +405,7 @@ def _hypotheses(position: Position, observation: Observation, depth: int) -> lis
             counts = _counts(after)
             out.append(((move,), (note,), counts, observation.score(counts), after))
         elif not after.is_game_over():
-            for moves, notes, counts, score, end in _hypotheses(after, observation, depth - 1):
+            for moves, notes, counts, score, end in hypotheses(after, observation, depth - 1):
                 out.append(((move, *moves), (note, *notes), counts, score, end))
     return out
 
@@ -467,7 +465,7 @@ def ranked_score(score: float, counts: np.ndarray, changed: Mapping[str, float] 
     return score + change_evidence(changed_from, counts, changed)
 
 
-def _explains(observation: Observation, counts: np.ndarray, config: RefereeConfig, forgiven: np.ndarray) -> bool:
+def explains_view(observation: Observation, counts: np.ndarray, config: RefereeConfig, forgiven: np.ndarray) -> bool:
     """Whether the board ``counts`` explains the view: its deficit, summed and in any one
     pit, is within ``explain_nats`` and ``pit_nats``, pits marked in ``forgiven`` (seen
     untouched and left so) not counted."""
@@ -476,7 +474,7 @@ def _explains(observation: Observation, counts: np.ndarray, config: RefereeConfi
     return float(deficits.sum()) <= config.explain_nats and float(deficits.max()) <= config.pit_nats
 
 
-def _untouched(changed: Mapping[str, float] | None, config: RefereeConfig) -> np.ndarray:
+def untouched_pits(changed: Mapping[str, float] | None, config: RefereeConfig) -> np.ndarray:
     """Pits the camera saw untouched (HOLES order): they keep the counts of the
     accepted position, so a misread there says nothing against a hypothesis that
     leaves them alone."""
@@ -511,7 +509,7 @@ def disputed_pits(
     if verdict.status not in ("unexplained", "ambiguous"):
         return ()
     base = _counts(position)
-    untouched = _untouched(changed, config)
+    untouched = untouched_pits(changed, config)
     worst = np.zeros(32)
     boards: list[bytes] = []
     near = max((c.total for c in verdict.candidates), default=0.0) - config.explain_nats
@@ -560,23 +558,23 @@ def infer_move(
                        math.inf, "the game is over; no further moves are refereed")
 
     base = _counts(position)
-    untouched = _untouched(changed, config)
+    untouched = untouched_pits(changed, config)
 
     def explains(counts: np.ndarray, score: float) -> bool:
-        return _explains(observation, counts, config, untouched & (counts == base))
+        return explains_view(observation, counts, config, untouched & (counts == base))
 
     def rank_score(counts: np.ndarray, score: float) -> float:
         return ranked_score(score, counts, changed, base)
 
-    hyps = _hypotheses(position, observation, 0) + _hypotheses(position, observation, 1)
+    hyps = hypotheses(position, observation, 0) + hypotheses(position, observation, 1)
     if config.pairs and config.max_moves >= 2 and not any(explains(h[2], h[3]) for h in hyps):
-        hyps += _hypotheses(position, observation, 2)
+        hyps += hypotheses(position, observation, 2)
         # longer sequences only count when one explains the view: a view they cannot
         # explain either keeps the verdict (and candidates) of two moves at most
         for depth in range(3, config.max_moves + 1):
             if any(explains(h[2], h[3]) for h in hyps):
                 break
-            longer = _hypotheses(position, observation, depth)
+            longer = hypotheses(position, observation, depth)
             if any(explains(h[2], h[3]) for h in longer):
                 hyps += longer
 
@@ -646,81 +644,6 @@ def apply_moves(position: Position, notations: Sequence[str]) -> tuple[Position,
     return current, verdicts
 
 
-@dataclass(frozen=True)
-class Branch:
-    """One reading of an ambiguous stretch of the game, kept until the views decide.
-
-    Attributes:
-        position: the position if this reading is right.
-        notations: the moves since the last logged position, in full notation.
-        verdicts: their verdicts.
-        score: log-likelihood of every view since the ambiguity under this reading.
-        unexplained: how many of those views no legal move explained: this reading
-            took their closest candidate (:func:`tentative`).
-        explained: whether the latest view was explained by this reading.
-        rival: the score of the best other sequence of moves to the same position
-            (:func:`retrace` only; -inf when none was traced).
-        before: the position this reading puts at the view before the latest
-            (:func:`retrace` only; None at the first view).
-    """
-
-    position: Position
-    notations: tuple[str, ...]
-    verdicts: tuple[MoveVerdict, ...]
-    score: float
-    unexplained: int = 0
-    explained: bool = True
-    rival: float = -math.inf
-    before: Position | None = None
-
-
-def _grow(base: Position, prefix: tuple[str, ...], verdicts: tuple[MoveVerdict, ...], score: float,
-          candidate: Candidate, unexplained: int = 0) -> Branch:
-    current = base
-    grown = list(verdicts)
-    for move in candidate.moves:
-        after, trace = current.play(move)
-        grown.append(describe_move(current, move, after, trace))
-        current = after
-    return Branch(current, prefix + candidate.notations, tuple(grown), score + candidate.total,
-                  unexplained, candidate.explains)
-
-
-def _prune(branches: list[Branch], config: RefereeConfig, keep: int = 8, within: float | None = None) -> list[Branch]:
-    """The branches scoring at most ``within`` (default ``margin_nats``) below the best,
-    one per move sequence, best first, at most ``keep``."""
-    if not branches:
-        return []
-    within = config.margin_nats if within is None else within
-    best = max(b.score for b in branches)
-    unique: dict[tuple[str, ...], Branch] = {}
-    for b in sorted(branches, key=lambda b: -b.score):
-        if b.score >= best - within:
-            unique.setdefault(b.notations, b)
-    return list(unique.values())[:keep]
-
-
-def split(position: Position, verdict: Verdict, config: RefereeConfig | None = None) -> list[Branch]:
-    """The branches of an ``ambiguous`` verdict: its explaining candidates close to the best."""
-    config = config or RefereeConfig()
-    return _prune([_grow(position, (), (), 0.0, c) for c in verdict.candidates if c.explains], config)
-
-
-def _closest(base: Branch | None, position: Position, verdict: Verdict, config: RefereeConfig) -> list[Branch]:
-    """The readings an unexplained view leaves: each of its candidates at most
-    ``tentative_nats`` below the closest whose board differs from the reading only by
-    fewer seeds seen, in at most ``tentative_pits`` pits; grown from ``base`` (None:
-    from ``position``)."""
-    if not verdict.candidates:
-        return []
-    best = max(c.total for c in verdict.candidates)
-    prefix, verdicts, score, unexplained = ((), (), 0.0, 0) if base is None else (
-        base.notations, base.verdicts, base.score, base.unexplained)
-    kept = [c for c in verdict.candidates
-            if c.total >= best - config.tentative_nats and fewer_seen(c.counts, verdict.observed, config.tentative_pits)]
-    return [_grow(position, prefix, verdicts, score, c, unexplained + 1) for c in kept]
-
-
 def fewer_seen(counts: np.ndarray, observed: np.ndarray, pits: int = HIDDEN_PITS,
                forgiven: np.ndarray | None = None) -> bool:
     """Whether the most likely counts ``observed`` differ from the board ``counts`` (HOLES
@@ -732,153 +655,3 @@ def fewer_seen(counts: np.ndarray, observed: np.ndarray, pits: int = HIDDEN_PITS
     return 0 < int(differ.sum()) <= pits and bool(np.all(observed[differ] < counts[differ]))
 
 
-def tentative(position: Position, verdict: Verdict, config: RefereeConfig | None = None) -> list[Branch]:
-    """The readings kept after an ``unexplained`` verdict, for the later views to decide.
-
-    A view no legal move explains is most often a pit or two read with seeds
-    hidden by seeds (docs/vision.md) over a board that did follow a legal move.
-    The candidates whose board differs from the reading only so (fewer seeds seen
-    in at most ``RefereeConfig.tentative_pits`` pits), at most
-    ``RefereeConfig.tentative_nats`` below the closest, are kept as branches, and
-    :func:`follow` lets each later view extend or kill them: one left standing
-    that explains a later view decides the stretch, as after an ambiguity. None
-    are kept for a view that differs otherwise from every candidate; the players
-    can pick the move at any time.
-    """
-    config = config or RefereeConfig()
-    if verdict.status != "unexplained":
-        raise ValueError(f"tentative readings are for an unexplained verdict, not {verdict.status!r}")
-    return _prune(_closest(None, position, verdict, config), config, within=config.tentative_nats)
-
-
-def follow(
-    branches: list[Branch],
-    observation: Observation,
-    config: RefereeConfig | None = None,
-    changed: Mapping[str, float] | None = None,
-) -> list[Branch]:
-    """Extend every branch by what the next settled view shows (0, 1 or 2 moves).
-
-    ``changed`` is the change map against the previous view (the one every
-    branch claims to show). Branches that cannot explain the view die, and so
-    do those ``margin_nats`` behind the best; one survivor decides the stretch.
-    When no branch explains the view, each is extended by its closest
-    candidates instead (as :func:`tentative`; their ``explained`` is False),
-    unless it has passed ``unexplained_views`` such views already.
-    """
-    config = config or RefereeConfig()
-    step = replace(config, max_moves=min(config.max_moves, 2))  # a kept reading grows by two moves at most
-    grown: list[Branch] = []
-    verdicts: list[tuple[Branch, Verdict]] = []  # each branch's verdict on this view
-    for branch in branches:
-        verdict = infer_move(branch.position, observation, step, changed)
-        if verdict.status == "game_over":  # nothing more can happen in this reading
-            grown.append(replace(branch, score=branch.score + verdict.candidates[0].score, explained=True))
-            continue
-        verdicts.append((branch, verdict))
-        for candidate in verdict.candidates:
-            if candidate.explains:
-                grown.append(_grow(branch.position, branch.notations, branch.verdicts, branch.score,
-                                   candidate, branch.unexplained))
-    if grown:
-        # a reading that only just fails this view (a seed hidden again, say) while
-        # scoring as well as one that explains it stays, so it does not decide alone
-        best = max(b.score for b in grown)
-        missed = [_grow(b.position, b.notations, b.verdicts, b.score, v.candidates[0], b.unexplained + 1)
-                  for b, v in verdicts if v.candidates and not v.candidates[0].explains]
-        return _prune(grown + [b for b in missed if b.score >= best - config.margin_nats], config)
-    closest = [c for b, v in verdicts if b.unexplained < config.unexplained_views
-               for c in _closest(b, b.position, v, config)]
-    return _prune(closest, config, within=config.tentative_nats)
-
-
-def retrace(readings: list[Branch], observation: Observation, config: RefereeConfig | None = None,
-            first: bool = False, width: int = 32, changed: Mapping[str, float] | None = None,
-            changed_from: np.ndarray | None = None) -> list[Branch]:
-    """One view more on every reading of a stretch that no single view decided.
-
-    Lost stretches (views no legal move explains, one after another) are read the way a
-    hidden Markov model is decoded: each reading is a path of legal moves from the last
-    logged position through every view since, 0 to 2 moves between two views (up to
-    ``max_moves`` before the first, ``first``), scored on all the views' counts (every pit
-    held to its reading, so a misread pit costs that path what it costs any other). Paths
-    to one position keep only their best (and the score of the next best in ``rival``:
-    another order of moves to the same position); the ``width`` best positions are
-    kept, best first. ``explained`` says whether the reading explains this view by itself.
-
-    ``changed`` is the camera's change map of this view against a view of the board
-    ``changed_from`` (counts in HOLES order; the last logged position, for every view of
-    the stretch): its log-likelihood under each path's board at this view is added to
-    the path's score, as :func:`infer_move` ranks with it, so the pits the camera saw
-    change on the way tell orders of moves apart where hidden seeds make the counts fit
-    another order as well. Whether a reading explains the view is judged as
-    :func:`infer_move` judges it: a pit the map sees untouched, left by the path as it
-    was, is not held to its (mis)read count.
-    """
-    config = config or RefereeConfig()
-    most = config.max_moves if first else min(config.max_moves, 2)
-    # position key -> (reading, hypothesis, total score, rival score); the moves'
-    # verdicts are described only for the readings kept
-    kept: dict[tuple[object, ...], tuple[Branch, Hypothesis, float, float]] = {}
-    for reading in readings:
-        depths = range(1) if reading.position.is_game_over() else range(most + 1)
-        for depth in depths:
-            for hyp in _hypotheses(reading.position, observation, depth):
-                key = hyp[4].key()
-                step = ranked_score(hyp[3], hyp[2], changed, changed_from)
-                total, rival = reading.score + step, reading.rival + step
-                there = kept.get(key)
-                if there is not None:
-                    if there[2] >= total:  # another way to a position already reached
-                        kept[key] = (*there[:3], max(there[3], total))
-                        continue
-                    rival = max(rival, there[2])
-                kept[key] = (reading, hyp, total, rival)
-    out = []
-    best_possible = observation.best_score()
-    for reading, (moves, notations, counts, score, _end), total, rival in sorted(
-            kept.values(), key=lambda k: -k[2])[:width]:
-        explains = _explains(observation, counts, config, _left_untouched(counts, config, changed, changed_from))
-        candidate = Candidate(notations, counts, score, best_possible - score, moves, total - reading.score, explains)
-        out.append(replace(_grow(reading.position, reading.notations, reading.verdicts, reading.score, candidate,
-                                 reading.unexplained + (not explains)),
-                           rival=rival, before=None if first else reading.position))
-    return out
-
-
-def _left_untouched(counts: np.ndarray, config: RefereeConfig, changed: Mapping[str, float] | None,
-                    changed_from: np.ndarray | None) -> np.ndarray:
-    """Pits the camera saw untouched since a view of the board ``changed_from`` and that the
-    board ``counts`` leaves as they were: as :func:`infer_move` judges, a misread there says
-    nothing against the board (HOLES order; none without a change map)."""
-    if changed_from is None:
-        return np.zeros(32, dtype=bool)
-    return _untouched(changed, config) & (counts == changed_from)
-
-
-def short_by_hidden_seeds(best: Branch, seen_before: Observation, seen: Observation,
-                          config: RefereeConfig | None = None, changed: Mapping[str, float] | None = None,
-                          changed_from: np.ndarray | None = None) -> tuple[str, ...]:
-    """The pits where a retraced reading (:func:`retrace`) that does not explain the latest
-    view ``seen`` fails it, if it fails it only as seeds hidden by seeds would (else ``()``).
-
-    The view shows fewer seeds than the reading leaves, in one to ``HIDDEN_PITS`` pits
-    (pits the change map ``changed`` saw untouched since ``changed_from`` and that the
-    reading leaves so aside), and in each of them the reading left the count as it was at
-    the view before (``best.before``), which ``seen_before`` read short there too. A seed
-    that fell into a pit behind others stays hidden while the pit is left alone, so no
-    path explains the views after it; a wrong path (the moves played lying beyond the
-    search) seldom fails two views in the same pit only so.
-    """
-    config = config or RefereeConfig()
-    if best.before is None:
-        return ()
-    counts, reading = board_vector(best.position.to_json()), seen.most_likely()
-    forgiven = _left_untouched(counts, config, changed, changed_from)
-    if not fewer_seen(counts, reading, forgiven=forgiven):
-        return ()
-    short = (reading < counts) & ~forgiven
-    before = board_vector(best.before.to_json())
-    if np.all(before[short] == counts[short]) and np.all(seen_before.most_likely()[short] < counts[short]):
-        return tuple(HOLES[i] for i in np.flatnonzero(short))
-    return ()

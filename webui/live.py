@@ -26,24 +26,26 @@ import cv2
 import numpy as np
 
 from engine import Position
+from engine.branches import (
+    Branch,
+    follow,
+    retrace,
+    short_by_hidden_seeds,
+    split,
+    tentative,
+)
 from engine.referee import (
     HOLES,
     SAME_POSITION,
-    Branch,
     Observation,
     RefereeConfig,
     Verdict,
     apply_moves,
     board_vector,
     disputed_pits,
-    follow,
     infer_move,
     ranked_score,
-    retrace,
     same_position,
-    short_by_hidden_seeds,
-    split,
-    tentative,
 )
 from vision.decode import status_pits
 from vision.motion import MotionConfig, SettleDetector, pit_changes
@@ -62,7 +64,7 @@ pits named read again more closely, or None when they cannot be."""
 HIDDEN_THERE = "seeds may lie hidden under or behind others there, so look at the pit"
 """Said in the note of moves a lost stretch was retraced to though the latest view shows
 fewer seeds than they leave in a pit or two, as it did at the view before
-(:func:`engine.referee.short_by_hidden_seeds`)."""
+(:func:`engine.branches.short_by_hidden_seeds`)."""
 
 
 class StaleRequest(ValueError):
@@ -227,7 +229,7 @@ class LiveReferee:
         # whether no legal move explained it. Those pick among readings that all leave
         # the same position, and a lost stretch is traced through them
         self._views: list[tuple[int, Observation, dict[str, float] | None, bool]] = []
-        # the readings of a lost stretch (engine.referee.retrace): (ply, views used, readings)
+        # the readings of a lost stretch (engine.branches.retrace): (ply, views used, readings)
         self._trail: tuple[int, int, list[Branch]] | None = None
         self.source: FrameSource | None = None
         self.source_info: dict[str, Any] = {"kind": "browser", "running": False, "ended": False}
@@ -427,7 +429,7 @@ class LiveReferee:
 
     def _retrace(self, ply: int, observation: Observation, result: dict[str, Any]) -> dict[str, Any]:
         """A view no move explained, after others since the last logged move. Every legal
-        path through all those views is traced (:func:`engine.referee.retrace`), and when
+        path through all those views is traced (:func:`engine.branches.retrace`), and when
         the best explains this view, beats every other path by ``margin_nats`` over all of
         them and passes through a board fitting the view readings were last kept from (as
         :meth:`_settles` asks of a pair), its moves are logged with a note. Returns the
@@ -544,7 +546,7 @@ class LiveReferee:
         return self._set_verdict("accepted", f"{' then '.join(first.notations)} (legal; {note})", moves)
 
     def _keep_tentative(self, verdict: Verdict, observation: Observation) -> None:
-        """Keep an unexplained view's closest readings (:func:`engine.referee.tentative`)."""
+        """Keep an unexplained view's closest readings (:func:`engine.branches.tentative`)."""
         self.branches = tentative(self.position, verdict, self.referee)
         best = max((observation.score(board_vector(b.position.to_json())) for b in self.branches), default=None)
         self._kept_view = None if best is None else (observation, best)

@@ -160,7 +160,7 @@ def test_a_kept_reading_grows_by_two_moves_at_most_a_view() -> None:
     # a reading kept after an ambiguity is followed by the next view; three moves since
     # that view (2.3 kutakata, then two more) are not looked for from it, as a kept
     # reading is itself unsure
-    from engine.referee import Branch, follow
+    from engine.branches import Branch, follow
 
     start = Position.start()
     current = start
@@ -177,7 +177,7 @@ def test_a_lost_stretch_is_retraced_through_all_its_views() -> None:
     # too many (no legal move explains it), after four cleanly (too far for one view).
     # Every path of legal moves through both views is scored on both: the moves played fit
     # best, by more than margin_nats; between two views a path takes two moves at most
-    from engine.referee import Branch, retrace
+    from engine.branches import Branch, retrace
 
     start = Position.start()
     current, played, views, truth = start, [], [], []
@@ -211,7 +211,7 @@ def test_a_retraced_stretch_knows_when_another_order_of_moves_fits_as_well() -> 
     # North to move in kunamua after A7>* a6<* A6>: a7> A5< a5< and a5< A5< a7> (2.2, 2.3)
     # leave the very same position. Seen only at the end, the two orders fit alike (the
     # second best is kept as the reading's rival); a view after a7> tells them apart
-    from engine.referee import Branch, retrace
+    from engine.branches import Branch, retrace
 
     start = Position.start()
     for text in ("A7>*", "a6<*", "A6>"):
@@ -234,7 +234,8 @@ def test_a_retraced_stretch_takes_the_order_the_camera_saw_change() -> None:
     # pits are read as either order's count alike (seeds hidden): the counts cannot tell
     # the orders apart, the camera's change maps against the last logged position's view
     # can (a7> changed a7 and the pits it sowed, a5< others)
-    from engine.referee import Branch, change_evidence, retrace
+    from engine.branches import Branch, retrace
+    from engine.referee import change_evidence
 
     start = Position.start()
     for text in ("A7>*", "a6<*", "A6>"):
@@ -273,7 +274,7 @@ def test_a_retraced_path_is_not_held_to_a_misread_pit_the_camera_saw_untouched()
     # seed. The camera's change map against the last logged position's view sees B8
     # untouched, and the path leaves it as it was: as infer_move judges, that misread says
     # nothing against the path, which explains the view; with B8 seen changed it does not
-    from engine.referee import Branch, retrace
+    from engine.branches import Branch, retrace
 
     start = Position.start()
     end = start
@@ -446,7 +447,7 @@ def test_misread_of_an_untouched_pit_is_forgiven_with_a_change_map() -> None:
 
 
 def test_ambiguity_is_resolved_by_a_later_view() -> None:
-    from engine.referee import follow, split
+    from engine.branches import follow, split
 
     obs = Observation.from_counts(board(**AFTER_A6_LEFT))
     lp = obs.log_probs.copy()
@@ -551,7 +552,7 @@ def test_a_view_no_move_explains_is_decided_by_the_later_views() -> None:
     # move explains it. Its closest candidates are kept (tentative); North's reply, read
     # with the camera seeing A4 untouched since, leaves only A6<* standing: the pit's
     # misreading was charged once, at the view that showed it
-    from engine.referee import follow, tentative
+    from engine.branches import follow, tentative
 
     start = Position.start()
     seen = Observation.from_counts(board(**(AFTER_A6_LEFT | {"A4": 0})))
@@ -588,7 +589,7 @@ def test_only_a_view_read_with_seeds_hidden_is_left_to_the_later_views() -> None
     # four pits one short: seeds do not appear from nowhere, and four hidden at once is
     # more than the camera's usual misreading (tentative_pits 3); no reading is kept,
     # the players decide
-    from engine.referee import tentative
+    from engine.branches import tentative
 
     start = Position.start()
     for misread in ({"A4": 2}, {"A5": 6, "a5": 5, "a6": 1, "a7": 1}):
@@ -606,7 +607,7 @@ def test_a_reading_that_just_fails_a_view_keeps_the_other_from_deciding_alone() 
     # short of the best, A7<* (A6 3) fails it by 6 nats in that pit (over pit_nats) -
     # a seed hidden again, say. Within margin_nats of the reading that explains the
     # view, A7<* stays, so A6<* does not win alone; one more view would have to decide
-    from engine.referee import Branch, follow
+    from engine.branches import Branch, follow
 
     start = Position.start()
     kept = []
