@@ -54,7 +54,7 @@ sys.path.insert(0, str(ROOT))
 
 from engine import Position  # noqa: E402
 from engine.referee import HOLES, board_vector  # noqa: E402
-from webui.live import ORDER_UNSURE  # noqa: E402
+from webui.verdicts import ORDER_UNSURE  # noqa: E402
 
 
 class SimulatedCamera:

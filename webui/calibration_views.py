@@ -15,8 +15,9 @@ import cv2
 import numpy as np
 from flask import Blueprint, Flask, Response, current_app, jsonify, render_template, request
 
+from webui.board_image import encode_jpeg
 from webui.errors import ApiError
-from webui.live import LiveReferee, encode_jpeg
+from webui.live import LiveReferee
 
 bp = Blueprint("calibration", __name__)
 

@@ -5,8 +5,9 @@ source's thread, or posted by the browser) goes through :meth:`feed`; the
 settle detector (:mod:`vision.motion`) lets through only settled views; the
 vision pipeline reads them into per-pit count probabilities; the move
 inference (:mod:`engine.referee`) decides what was played; accepted moves are
-written to the game log (:mod:`webui.store`) at once. Everything the play
-page shows comes from :meth:`state`.
+written to the game log (:mod:`webui.store`) at once; what a verdict logs, on
+one view or over several, is :class:`webui.verdicts.VerdictMixin`'s part.
+Everything the play page shows comes from :meth:`summary`.
 
 A bad frame (unreadable, no board found, hands over the board) is reported
 in the state and changes nothing. Unexplained or ambiguous views wait for the
@@ -18,8 +19,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import cv2
@@ -28,15 +28,10 @@ import numpy as np
 from engine import Position
 from engine.branches import (
     Branch,
-    follow,
-    retrace,
-    short_by_hidden_seeds,
     split,
-    tentative,
 )
 from engine.referee import (
     HOLES,
-    SAME_POSITION,
     Observation,
     RefereeConfig,
     Verdict,
@@ -44,14 +39,13 @@ from engine.referee import (
     board_vector,
     disputed_pits,
     infer_move,
-    ranked_score,
-    same_position,
 )
 from vision.decode import status_pits
 from vision.motion import MotionConfig, SettleDetector, pit_changes
-from vision.rectify import homography
+from webui.board_image import DEFAULT_ASPECT, rectified_pits, rectify
 from webui.sources import Frame, FrameSource
 from webui.store import GameStore, LoggedMove
+from webui.verdicts import VerdictMixin
 
 Recognizer = Callable[..., Any]
 """``recognize(image_bgr, south=..., profile=...) -> Recognition`` (vision's signature)."""
@@ -59,12 +53,6 @@ Recognizer = Callable[..., Any]
 LookAgain = Callable[[Any, Sequence[str]], Any]
 """``read_again(recognition, holes) -> Recognition | None`` (vision's signature): the
 pits named read again more closely, or None when they cannot be."""
-
-
-HIDDEN_THERE = "seeds may lie hidden under or behind others there, so look at the pit"
-"""Said in the note of moves a lost stretch was retraced to though the latest view shows
-fewer seeds than they leave in a pit or two, as it did at the view before
-(:func:`engine.branches.short_by_hidden_seeds`)."""
 
 
 class StaleRequest(ValueError):
@@ -82,16 +70,8 @@ def vision_read_again(recognition: Any, holes: Sequence[str]) -> Any:
     return read_again(recognition, holes)
 
 
-RECTIFIED_WIDTH = 640
-"""Width in pixels of the board in the rectified image shown on the play page."""
-RECTIFIED_PAD = 0.04
-"""Share of the board's width shown around it on every side of the rectified image."""
-
 BLURRED = "the camera's view looks blurred (out of focus?): its pits are read less surely"
 """The frame's problem while the vision reports ``image_blurred``; the frame is still refereed."""
-ORDER_UNSURE = "the position is sure, the order of the moves is not"
-"""Said in the note of moves a lost stretch was retraced to when another order of moves to
-the same position fits the views nearly as well (:meth:`LiveReferee._retrace`)."""
 
 HANDS = "hands over the board: waiting for it to clear"
 """The frame's problem while the vision reports ``hand_over_board``; the frame is not refereed."""
@@ -106,47 +86,6 @@ SOUTH_UNCLEAR = ("South's side is unclear: the board's long sides run towards th
                  "chosen for South; choose the side South sits at")
 """The frame's problem while the vision reports ``south_unclear``; the frame is not refereed
 (which pits are South's is a guess)."""
-
-DEFAULT_ASPECT = 2.345
-"""Playing-surface width / height when no profile says otherwise (vision's default)."""
-
-
-def encode_jpeg(image: np.ndarray, width: int | None = None, quality: int = 80) -> bytes:
-    """JPEG bytes of a BGR image, optionally scaled down to ``width`` pixels."""
-    if width is not None and image.shape[1] > width:
-        h = round(image.shape[0] * width / image.shape[1])
-        image = cv2.resize(image, (width, h), interpolation=cv2.INTER_AREA)
-    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
-    if not ok:
-        raise ValueError("could not encode the image as JPEG")
-    return buf.tobytes()
-
-
-def rectify(
-    image: np.ndarray, corners_px: Sequence[Sequence[float]], aspect: float = DEFAULT_ASPECT
-) -> tuple[np.ndarray, np.ndarray, list[int]]:
-    """The canonical top view (South at the bottom) from the board corners (TL, TR, BR, BL),
-    with a band of ``RECTIFIED_PAD`` x the board's width of what lies around the board on
-    every side, so the page shows where the outline ends against the board's own edge.
-
-    Returns the image, the 3x3 homography image px -> rectified px, and the board's box in
-    the image ``[x, y, width, height]``.
-    """
-    w = RECTIFIED_WIDTH
-    h = round(w / aspect)
-    pad = round(RECTIFIED_PAD * w)
-    hmat = homography(np.asarray(corners_px, np.float64).reshape(4, 2), (w, h), pad)
-    return cv2.warpPerspective(image, hmat, (w + 2 * pad, h + 2 * pad)), hmat, [pad, pad, w, h]
-
-
-def rectified_pits(pit_centers_px: dict[str, Sequence[float]], hmat: np.ndarray) -> dict[str, list[float]]:
-    """Pit centres (image px) mapped into the rectified view."""
-    if not pit_centers_px:
-        return {}
-    names = list(pit_centers_px)
-    pts = np.asarray([pit_centers_px[n] for n in names], np.float32).reshape(-1, 1, 2)
-    out = cv2.perspectiveTransform(pts, hmat).reshape(-1, 2)
-    return {n: [round(float(x), 1), round(float(y), 1)] for n, (x, y) in zip(names, out, strict=True)}
 
 
 def _holes_of(nested: Any) -> dict[str, Any]:
@@ -165,7 +104,7 @@ def low_confidence_pits(status: Sequence[str], confidence: dict[str, float], thr
     return [h for h, c in confidence.items() if c < threshold]
 
 
-class LiveReferee:
+class LiveReferee(VerdictMixin):
     """The live game of one board: position, latest reading, verdicts, game log.
 
     Thread-safe: the source thread and the web requests share it under one lock.
@@ -276,28 +215,6 @@ class LiveReferee:
             return self.new_game()
         self.open_game(latest)
         return latest
-
-    def _log(self, verdict_moves: Sequence[Any], source: str, note: str | None = None) -> list[dict[str, Any]]:
-        """Write the moves to the game log (each verdict with ``note`` when given) and play
-        them; returns their verdicts as logged."""
-        assert self.game_id is not None
-        logged = [m.to_json() | ({"note": note} if note else {}) for m in verdict_moves]
-        rows = [(m.notation, v, m.position) for m, v in zip(verdict_moves, logged, strict=True)]
-        self.store.append_moves(self.game_id, rows, source, self.ply)
-        for m in verdict_moves:
-            self.position.push(self.position.parse_move(m.notation))
-        self.ply += len(verdict_moves)
-        self.pending = None
-        self.branches = []
-        self._kept_view = None
-        return logged
-
-    def _set_verdict(self, status: str, message: str, moves: Sequence[dict[str, Any]] = (),
-                     candidates: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
-        """The verdict the page shows, for one not made by :func:`engine.referee.infer_move`."""
-        self.verdict = {"status": status, "message": message, "moves": list(moves), "candidates": list(candidates),
-                        "difference": {}, "at": time.time(), "ply": self.ply}
-        return self.verdict
 
     # -- frames -----------------------------------------------------------
     def feed(self, frame: Frame) -> dict[str, Any]:
@@ -413,71 +330,6 @@ class LiveReferee:
                 result["latency_ms"] = round(latency, 1)
                 return result
 
-    def _holds(self, verdict: Verdict) -> bool:
-        """Whether a verdict from the accepted position is held for the next view (:meth:`_held`)."""
-        return verdict.status == "accepted" and len(verdict.moves) > 2 and not self.players
-
-    def _held(self, verdict: Verdict) -> Verdict:
-        """Without players, three moves or more seen at once are not logged on that view
-        alone: two sure misreads can make such a sequence fit where the two moves played
-        do not, and nobody would take it back. They are kept as an ambiguity for the next
-        view to confirm. (With players they are logged, and shown, at once.)"""
-        played = " then ".join(m.notation for m in verdict.moves)
-        return replace(verdict, status="ambiguous", moves=(),
-                       message=f"{played}: {len(verdict.moves)} moves seen at once, logged once the next view "
-                               "agrees")
-
-    def _retrace(self, ply: int, observation: Observation, result: dict[str, Any]) -> dict[str, Any]:
-        """A view no move explained, after others since the last logged move. Every legal
-        path through all those views is traced (:func:`engine.branches.retrace`), and when
-        the best explains this view, beats every other path by ``margin_nats`` over all of
-        them and passes through a board fitting the view readings were last kept from (as
-        :meth:`_settles` asks of a pair), its moves are logged with a note. Returns the
-        verdict to show.
-
-        The players were asked at the stretch's first view; the question goes once its
-        moves are logged. When another order of moves to the same position fits nearly
-        as well, they pick the order (the question stays); without players that order
-        is logged, its note saying the order is not sure."""
-        views = [(v[1], v[2]) for v in self._views if v[0] == ply]
-        if self.ply != ply or result.get("status") != "unexplained" or len(views) < 2:
-            return result
-        used, readings = ((self._trail[1], self._trail[2]) if self._trail is not None and self._trail[0] == ply
-                          else (0, [Branch(self.position, (), (), 0.0)]))
-        base = board_vector(self.position.to_json())  # every view's change map is against its view
-        for seen, changed in views[used:]:
-            readings = retrace(readings, seen, self.referee, first=used == 0, changed=changed, changed_from=base)
-            used += 1
-        self._trail = (ply, used, readings)
-        best = readings[0] if readings else None
-        if best is None or not best.notations:
-            return result
-        hidden = () if best.explained else short_by_hidden_seeds(
-            best, views[-2][0], observation, self.referee, views[-1][1], base)
-        if not best.explained and not hidden:
-            return result
-        if len(readings) > 1 and best.score - readings[1].score < self.referee.margin_nats:
-            return result
-        # as for a pair (_settles): the path must pass through a board that fits the
-        # view readings were last kept from about as well as they do
-        boards = [base] + [board_vector(v.position) for v in best.verdicts]
-        if not self._fits_kept_view(boards):
-            return result
-        note = (f"accepted though {best.unexplained} of the {used} views since the last logged move fitted no "
-                "legal move: read together, the views fit these moves far better than any others")
-        if best.score - best.rival < self.referee.margin_nats:
-            if self.players:
-                return result  # they know the order played
-            note = (f"{ORDER_UNSURE}: {best.unexplained} of the {used} views "
-                    "since the last logged move fitted no legal move, and another order of moves to the same position "
-                    "fits them nearly as well")
-        if hidden:
-            pits = " and ".join(hidden)
-            note += (f"; {pits} {'shows' if len(hidden) == 1 else 'show'} fewer seeds than these moves leave, at this "
-                     f"view and the one before: {HIDDEN_THERE}")
-        moves = self._log(best.verdicts, "camera", note)
-        return self._set_verdict("accepted", f"{' then '.join(best.notations)} (legal; {note})", moves)
-
     def _pit_readings(self, recognition: Any, status: Sequence[str]) -> dict[str, Any]:
         """The reading's per-pit fields: counts, confidence and the pits to highlight."""
         confidence = {h: round(float(c), 3) for h, c in _holes_of(recognition.confidence).items()}
@@ -509,135 +361,6 @@ class LiveReferee:
             return None  # the first reading stands (and its verdict asks the players)
         return closer, observation, infer_move(self.position, observation, self.referee, changed), holes
 
-    def _log_indistinguishable(self, branches: list[Branch]) -> dict[str, Any] | None:
-        """Without players: readings that all explain the view and all leave the very same
-        position are logged as the first, with a note naming the others (None when that
-        does not apply). When they are orders of several moves and views on the way were
-        seen that no move explained, the reading whose boards fit those views best is
-        the first."""
-        if self.players or len(branches) < 2 or not all(b.explained for b in branches):
-            return None
-        if not same_position(b.position for b in branches):
-            return None
-        missed = [(seen, changed) for ply, seen, changed, unexplained in self._views if ply == self.ply and unexplained]
-        if missed and any(len(b.verdicts) > 1 for b in branches):
-            # views on the way no move explained were seen: the reading whose boards on
-            # the way fit them best (counts and the camera's change map, as the referee
-            # ranks) goes first; the order is kept where they fit alike
-            base = board_vector(self.position.to_json())
-
-            def fit(board: np.ndarray, seen: Observation, changed: dict[str, float] | None) -> float:
-                return ranked_score(seen.score(board), board, changed, base)
-
-            def on_the_way(branch: Branch) -> float:
-                return sum(max(fit(board_vector(v.position), seen, changed) for v in branch.verdicts)
-                           for seen, changed in missed)
-
-            fits = {b.notations: on_the_way(b) for b in branches}
-            branches = sorted(branches, key=lambda b: fits[b.notations], reverse=True)
-            shown = fits[branches[0].notations] > fits[branches[1].notations]
-        else:
-            shown = False
-        first, others = branches[0], [" then ".join(b.notations) for b in branches[1:]]
-        note = (f"the camera cannot tell it from {' or '.join(others)}: each leaves the very same position, "
-                + ("and this one fits the view(s) seen on the way best" if shown
-                   else "so this one was logged with nobody to ask"))
-        moves = self._log(first.verdicts, "camera", note)
-        return self._set_verdict("accepted", f"{' then '.join(first.notations)} (legal; {note})", moves)
-
-    def _keep_tentative(self, verdict: Verdict, observation: Observation) -> None:
-        """Keep an unexplained view's closest readings (:func:`engine.branches.tentative`)."""
-        self.branches = tentative(self.position, verdict, self.referee)
-        best = max((observation.score(board_vector(b.position.to_json())) for b in self.branches), default=None)
-        self._kept_view = None if best is None else (observation, best)
-
-    def _fits_kept_view(self, boards: Iterable[np.ndarray]) -> bool:
-        """Whether one of ``boards`` fits the view the readings were last kept from
-        (:meth:`_keep_tentative`) within ``margin_nats`` of the best of them (True when
-        none were kept)."""
-        if self._kept_view is None:
-            return True
-        seen, best = self._kept_view
-        return max(seen.score(b) for b in boards) >= best - self.referee.margin_nats
-
-    def _settles(self, verdict: Verdict, changed: dict[str, float] | None) -> bool:
-        """Whether a view refereed from the accepted position ends a pending stretch by
-        itself: a move accepted; or, after a view no move explained (no ambiguity among
-        the readings kept), the board as it was, with the camera seeing no pit change
-        since the accepted position's view (``changed`` against it), so that view was a
-        misreading, not a move.
-
-        Two moves or more accepted after an unexplained view do not settle it when none
-        of the boards on their way fits that view within ``margin_nats`` of a reading
-        kept from it: they would ignore what that view showed (the kept readings are
-        followed instead). Without players, neither do three moves or more (:meth:`_held`)."""
-        tentative_pending = any(b.unexplained for b in self.branches)
-        if self._holds(verdict):
-            return False  # held for the next view to confirm (_held): the readings kept go on
-        if verdict.status == "accepted":
-            if tentative_pending and len(verdict.moves) >= 2:
-                return self._fits_kept_view(board_vector(m.position) for m in verdict.moves[:-1])
-            return True
-        return verdict.status == "unchanged" and changed is not None and tentative_pending
-
-    def _follow_branches(
-        self, image: np.ndarray, observation: Observation, changed: dict[str, float] | None, direct: Verdict
-    ) -> dict[str, Any]:
-        """An ambiguity, or a view no move explained, is pending: let this view extend
-        (or kill) each possible reading."""
-        survivors = follow(self.branches, observation, self.referee, changed)
-        self._branch_view = image
-        names = ", ".join(" then ".join(b.notations) or "no move" for b in survivors[:6])
-        if len(survivors) == 1 and survivors[0].explained:
-            branch = survivors[0]
-            played = " then ".join(branch.notations)
-            if not branch.notations:
-                self.branches = []
-                self.pending = None
-                message = "no move: the board is as it was"
-                status, moves = "unchanged", []
-            elif branch.unexplained:
-                note = (f"accepted though {branch.unexplained} view(s) on the way fitted no legal move: "
-                        "the later views fit only this reading")
-                message = f"{played} (legal; {note})"
-                status, moves = "accepted", self._log(branch.verdicts, "camera", note)
-            else:
-                message = played + " (legal; the ambiguity resolved by the later views)"
-                status, moves = "accepted", self._log(branch.verdicts, "camera")
-        elif any(b.explained for b in survivors):
-            self.branches = survivors
-            logged = self._log_indistinguishable(survivors)
-            if logged is not None:
-                return logged
-            message = f"still ambiguous: {names}"
-            if same_position(b.position for b in survivors):
-                message += f"; {SAME_POSITION}"
-            status, moves = "ambiguous", []
-        elif survivors:
-            self.branches = survivors
-            message = (f"still no legal move explains the board; the readings kept, closest first: {names} "
-                       "(the later views decide, or pick the move(s) played)")
-            status, moves = "unexplained", []
-        elif direct.status == "unexplained":
-            # no reading kept fits any more: start again from the accepted position
-            self.pending = direct
-            self._keep_tentative(direct, observation)
-            return self._settle_verdict(direct, "camera")
-        elif self._holds(direct):
-            # nor here, but three moves from the accepted position explain the view: held
-            held = self._held(direct)
-            self.branches = split(self.position, held, self.referee)
-            self._kept_view = None
-            return self._settle_verdict(held, "camera")
-        else:
-            self.branches = []
-            message = "no reading kept explains this view: please confirm or correct"
-            status, moves = "unexplained", []
-        best = max((b.score for b in survivors), default=0.0)
-        return self._set_verdict(status, message, moves,
-                                 [{"moves": list(b.notations), "deficit": round(best - b.score, 3), "difference": {}}
-                                  for b in survivors if b.notations])
-
     def _calibrate_on_start(self, image: np.ndarray, south: str) -> Any:
         """No profile yet and the game is at its start: the view shows the start
         position, which is all a calibration needs (as on the calibration page)."""
@@ -651,27 +374,6 @@ class LiveReferee:
             self.profile = profile
             self.detector.set_board(profile.corners_px)
         return profile
-
-    def _settle_verdict(self, verdict: Verdict, source: str) -> dict[str, Any]:
-        note, logged = None, None
-        if verdict.status == "accepted":
-            missed = sum(1 for v in self._views if v[0] == self.ply and v[3]) if source == "camera" else 0
-            if missed:
-                note = (f"accepted though {missed} view(s) on the way fitted no legal move: "
-                        "this view fits only these moves")
-            logged = self._log(verdict.moves, source, note)
-        elif verdict.status in ("unexplained", "ambiguous"):
-            self.pending = verdict
-        elif verdict.status == "unchanged":
-            self.pending = None
-        self.verdict = verdict.to_json()
-        if note:  # "X then Y (legal)" -> "X then Y (legal; note)"
-            message = self.verdict["message"]
-            self.verdict["message"] = message[:-1] + f"; {note})" if message.endswith(")") else f"{message}; {note}"
-            self.verdict["moves"] = logged
-        self.verdict["at"] = time.time()
-        self.verdict["ply"] = self.ply
-        return self.verdict
 
     # -- corrections by the players -----------------------------------------
     def _at_ply(self, ply: int | None, game: int | None = None) -> None:

@@ -9,8 +9,9 @@ import cv2
 import numpy as np
 from flask import Blueprint, Flask, Response, current_app, jsonify, render_template, request
 
+from webui.board_image import encode_jpeg
 from webui.errors import ApiError
-from webui.live import LiveReferee, StaleRequest, encode_jpeg
+from webui.live import LiveReferee, StaleRequest
 from webui.sources import Frame, GameSequenceSource, open_source
 
 bp = Blueprint("play", __name__)

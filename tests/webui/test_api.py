@@ -511,7 +511,7 @@ def test_the_rectified_board_is_shown_with_its_surroundings(client, recognizer) 
     # the page's "board as read" image keeps 4 % of the board's width around it, so the
     # outline can be checked against the wood's own edge; the reading says where the
     # board lies in it, and the image sent has that size
-    from webui.live import RECTIFIED_PAD, RECTIFIED_WIDTH, rectify
+    from webui.board_image import RECTIFIED_PAD, RECTIFIED_WIDTH, rectify
 
     post_still(client, recognizer, after("A6<*"))
     reading = client.get("/api/live").get_json()["reading"]
