@@ -1,0 +1,89 @@
+"""Tests of the playing surface's edges beyond the outer pits (vision/surface.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.config import DEFAULT
+
+
+def _profile(steps: dict[int, float], n: int = 260) -> np.ndarray:
+    """A gradient profile across the lattice view: a little noise-free floor and a
+    three-pixel step of each height at each position."""
+    prof = np.full(n, 0.01)
+    for x, h in steps.items():
+        prof[x - 1 : x + 2] = np.maximum(prof[x - 1 : x + 2], [0.5 * h, h, 0.5 * h])
+    return prof
+
+
+def test_opposite_margins_held_alike_take_the_top_face_edge_before_a_shadow() -> None:
+    # GridConfig.surface_symmetry: rims at 52 and 200 (pitch 40). Below the pits a shadow
+    # (or the side face) at margin 30 steps four times as strongly as the top face's own
+    # edge at margin 6, so the innermost strong step on that side is the shadow; the
+    # other side's edge is at margin 6 too, and the weak step there is taken instead
+    from dataclasses import replace
+
+    from vision.surface import _edge_pair
+
+    gc = DEFAULT.grid
+    prof = _profile({22: 1.0, 46: 0.25, 52: 0.2, 200: 0.2, 206: 0.8})
+    assert _edge_pair(prof, 52.0, 200.0, 40.0, replace(gc, surface_symmetry=None)) == (22.0, 206.0)
+    lo, hi = _edge_pair(prof, 52.0, 200.0, 40.0, gc)
+    assert abs(lo - 46.0) < 0.6 and hi == 206.0
+    # a lattice too weak to be a board yet keeps its first choice (alike=False)
+    assert _edge_pair(prof, 52.0, 200.0, 40.0, gc, alike=False) == (22.0, 206.0)
+    # margins alike (30 and 30): both steps stay, however strong a weaker step inside is
+    alike = _profile({22: 1.0, 40: 0.3, 230: 1.0})
+    assert _edge_pair(alike, 52.0, 200.0, 40.0, gc) == (22.0, 230.0)
+    # the same on the far side: a table's edge at margin 28 beyond a weak edge at 7
+    far = _profile({45: 0.9, 207: 0.3, 228: 1.0})
+    lo, hi = _edge_pair(far, 52.0, 200.0, 40.0, gc)
+    assert lo == 45.0 and abs(hi - 207.0) < 0.6
+    # margins 22 and 46, with no step at margin 22 beyond the far rim, but a weak step
+    # on each side at margin 9: that pair; with no such pair either, the first choice
+    paired = _profile({30: 1.0, 43: 0.3, 209: 0.3, 246: 1.0})
+    assert _edge_pair(paired, 52.0, 200.0, 40.0, replace(gc, surface_symmetry=None)) == (30.0, 246.0)
+    lo, hi = _edge_pair(paired, 52.0, 200.0, 40.0, gc)
+    assert abs(lo - 43.0) < 0.6 and abs(hi - 209.0) < 0.6
+    lone = _profile({30: 1.0, 246: 1.0})
+    assert _edge_pair(lone, 52.0, 200.0, 40.0, gc) == (30.0, 246.0)
+    # GridConfig.surface_pair_wider (synth_317_0002, a near-black board: the rims' outer
+    # shoulder at margin 6 on one side, the top face's edges at margins 33 and 26): no
+    # step at margin 6 beyond the far rim, no pair within 0.12 pitch (4.8 px), but one
+    # within 0.2 (8 px): that pair. Margins 22 and 46 (``lone``) still differ too much
+    slant = _profile({19: 0.44, 46: 0.42, 226: 1.0})
+    assert _edge_pair(slant, 52.0, 200.0, 40.0, replace(gc, surface_pair_wider=0.12)) == (46.0, 226.0)
+    lo, hi = _edge_pair(slant, 52.0, 200.0, 40.0, gc)
+    assert abs(lo - 19.0) < 0.6 and hi == 226.0
+
+
+def test_a_board_end_is_searched_past_the_slope_of_the_pits_own_rims() -> None:
+    # GridConfig.edge_past_rim_slope (synth_487_0002, synth_569_0029: the ends taken at the
+    # outer pits' rims, 44-78 px off): rims at 52 and 200 (pitch 40). A bevel carries the
+    # rims' step out past where the search starts (0.12 pitch beyond them), falling away
+    # from the rims; the board's ends are at 20 and 232, weaker than that slope's start
+    from vision.surface import _edge_pair
+
+    gc = DEFAULT.grid
+    prof = _profile({20: 0.5, 232: 0.5})
+    prof[42:53] = np.maximum(prof[42:53], np.linspace(0.1, 1.0, 11))  # rising to the rim at 52
+    prof[200:211] = np.maximum(prof[200:211], np.linspace(1.0, 0.1, 11))  # falling from the rim at 200
+    assert _edge_pair(prof, 52.0, 200.0, 40.0, gc, past_slope=False) == (46.0, 205.0)
+    assert _edge_pair(prof, 52.0, 200.0, 40.0, gc, past_slope=True) == (20.0, 232.0)
+    # a narrow margin's edge between the rims and the search's start, with a valley
+    # between it and the rims (synth_463_0036's top edge): no slope, as before
+    narrow = _profile({20: 0.5, 232: 0.5})
+    narrow[45:54] = np.maximum(narrow[45:54], [0.2, 0.5, 0.8, 0.9, 0.3, 0.1, 0.5, 1.0, 0.5])
+    narrow[199:208] = np.maximum(narrow[199:208], [0.5, 1.0, 0.5, 0.1, 0.3, 0.9, 0.8, 0.5, 0.2])
+    assert (_edge_pair(narrow, 52.0, 200.0, 40.0, gc, past_slope=True)
+            == _edge_pair(narrow, 52.0, 200.0, 40.0, gc, past_slope=False))
+
+
+def test_an_unknown_edge_past_rim_slope_setting_is_refused_by_name() -> None:
+    from dataclasses import replace
+
+    for ok in ("ends", "both", ""):
+        assert replace(DEFAULT.grid, edge_past_rim_slope=ok).edge_past_rim_slope == ok
+    with pytest.raises(ValueError, match="edge_past_rim_slope.*'end'"):
+        replace(DEFAULT.grid, edge_past_rim_slope="end")  # type: ignore[arg-type]
