@@ -72,8 +72,9 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
     # the moves the frames show (a sequence may stop before the game's end)
     shown = max(int(e["after_move"]) for e in source.entries)
     truth: list[str] = list(source.game["moves"])[:shown]
+    from benchmarks.referee_noise import unseen_detour
     from engine import Position
-    from engine.referee import apply_moves, board_vector
+    from engine.referee import apply_moves
 
     start = Position.start() if source.game.get("start") is None else Position.from_json(source.game["start"])
     truth_positions = [v.position for v in apply_moves(start, truth)[1]]  # after each move
@@ -121,9 +122,9 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
                 if [m.notation for m in fresh] != truth[at:len(rows)]:
                     # moves leaving the very same position as those played (logged with a note)
                     # are not wrong, when no view on the way showed another board
-                    kind = ("same_position" if fresh[-1].position == truth_positions[len(rows) - 1] and all(
-                        board_vector(m.position).tolist() == board_vector(truth_positions[at + k]).tolist()
-                        for k, m in enumerate(fresh[:-1]) if at + k + 1 in viewed) else "wrong")
+                    kind = ("same_position" if unseen_detour(
+                        [m.position for m in fresh], truth_positions[at:len(rows)],
+                        [at + k + 1 in viewed for k in range(len(fresh))]) else "wrong")
                     (same_position if kind == "same_position" else nonlocal_wrong).append(
                         {"frame": entry["file"], "logged": [m.notation for m in fresh], "truth": truth[at:len(rows)]})
                 return

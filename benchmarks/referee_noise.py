@@ -44,6 +44,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -122,6 +123,19 @@ class SimulatedCamera:
         return out
 
 
+def unseen_detour(logged: Sequence[Mapping[str, Any]], truth: Sequence[Mapping[str, Any]],
+                  viewed: Sequence[bool]) -> bool:
+    """Whether a stretch of logged moves that differ from the game's could not be told
+    from them by the camera (``logged``, ``truth``: the positions after each move of the
+    stretch; ``viewed[k]``: a settled view followed its move k). It ends on the game's
+    position, and every view taken inside it showed the same board (counts) under both:
+    another order of moves to the same position, logged with a note that says so. Both
+    benchmarks of the referee count such a stretch apart, not as wrong."""
+    return logged[-1] == truth[-1] and all(
+        not seen or board_vector(a).tolist() == board_vector(b).tolist()
+        for a, b, seen in zip(logged[:-1], truth[:-1], viewed, strict=False))
+
+
 def score_log(logged: list[dict[str, Any]], notations: list[str], truth: list[str],
               truth_positions: list[dict[str, Any]], viewed: set[int],
               notes: list[str] | None = None) -> tuple[int, int, int]:
@@ -152,8 +166,7 @@ def score_log(logged: list[dict[str, Any]], notations: list[str], truth: list[st
         end = next((j for j in range(i + 1, min(len(logged), len(truth))) if logged[j] == truth_positions[j]), None)
         if end is None:
             break  # this move and every later one are wrong
-        if any(k in viewed and board_vector(logged[k]).tolist() != board_vector(truth_positions[k]).tolist()
-               for k in range(i, end)):
+        if not unseen_detour(logged[i:end + 1], truth_positions[i:end + 1], [k in viewed for k in range(i, end + 1)]):
             if not all(ORDER_UNSURE in notes[k] for k in range(i, end + 1)):
                 break
             unsure += end - i + 1
