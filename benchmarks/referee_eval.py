@@ -178,6 +178,8 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
                 break
             live.feed(frame)
             after_frame(source.entries[index])
+    if not args.players and live.finish() is not None:
+        after_frame(source.entries[-1])  # as bao referee does when its source ends
     if args.players and waited and live.pending is not None:
         # the game's last view left a question open: the players answer it now
         before = live.ply

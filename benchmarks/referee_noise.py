@@ -3,7 +3,9 @@
 No images: random legal games are "seen" through a noise model of the vision's
 per-pit count probabilities and fed to the live referee (:class:`webui.live.LiveReferee`,
 one still view a move, sometimes one view for two moves) with nobody answering its
-questions, as ``bao referee`` runs. The camera's change map between views is
+questions, as ``bao referee`` runs (and, as it does, :meth:`webui.live.LiveReferee.finish`
+at the end: a stretch the last views left open is logged when they single out its
+moves). The camera's change map between views is
 simulated too (a pit whose seeds changed is seen changed, one left alone mostly not).
 
 The noise model, per view and pit (count c):
@@ -150,7 +152,7 @@ def score_log(logged: list[dict[str, Any]], notations: list[str], truth: list[st
     counted apart, as the same position. A stretch that comes back to the game's position
     after views on the way that showed other boards is still wrong, but counted apart
     when every move of it carries the note that the order of the moves is not sure
-    (``bao referee``'s retrace, :meth:`webui.live.LiveReferee._retrace`).
+    (``bao referee``'s retrace, :meth:`webui.verdicts.VerdictMixin._retrace`).
     """
     correct = same = unsure = 0
     notes = notes or [""] * len(logged)
@@ -236,6 +238,8 @@ def play_game(seed: int, args: argparse.Namespace) -> dict[str, Any]:
                 answer()
     if args.players and waited:
         answer()  # the game's last view left a question open
+    if not args.players:
+        live.finish()  # as bao referee does when its source ends
     if args.players:
         log = live.store.get(live.game_id).moves
         correct = sum(1 for m, t in zip(log, truth, strict=False) if m.source == "camera" and m.notation == t)

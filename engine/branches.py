@@ -16,7 +16,8 @@ A stretch no single view decides (views no legal move explains, one after
 another) is decoded as a whole (:func:`retrace`): each reading is a path of legal
 moves from the last logged position through every view since, scored on all of
 them. :func:`short_by_hidden_seeds` tells when such a path fails the latest view
-only as a seed hidden in a pit the moves filled would make it fail.
+only as a seed hidden in a pit the moves filled would make it fail, and
+:func:`settle_at_end` which path to log when the views end with a stretch open.
 
 Numbers only, no images: views are :class:`engine.referee.Observation` s, boards
 are count vectors in ``HOLES`` order.
@@ -25,13 +26,14 @@ are count vectors in ``HOLES`` order.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from engine import Position
 from engine.referee import (
+    HIDDEN_PITS,
     HOLES,
     Candidate,
     Hypothesis,
@@ -275,3 +277,47 @@ def short_by_hidden_seeds(best: Branch, seen_before: Observation, seen: Observat
     if np.all(before[short] == counts[short]) and np.all(seen_before.most_likely()[short] < counts[short]):
         return tuple(HOLES[i] for i in np.flatnonzero(short))
     return ()
+
+
+def settle_at_end(position: Position, views: Sequence[tuple[Observation, Mapping[str, float] | None]],
+                  config: RefereeConfig | None = None) -> tuple[Branch, tuple[str, ...]] | None:
+    """The reading to log when the views end with a stretch still open (a recording over,
+    nobody to ask), or None.
+
+    ``views`` are every view since the last logged ``position``, each with the camera's
+    change map against that position's view (None: no map). They are retraced as one
+    stretch (:func:`retrace`), and the best path is taken when it
+
+    - has moves;
+    - beats every path to another position by ``margin_nats``, and every other order of
+      moves to its position too;
+    - explains the last view, or fails it in at most ``HIDDEN_PITS`` pits (pits the change
+      map saw untouched and the path leaves so not counted).
+
+    During a game the next view settles such a stretch; at the end there is none, and the
+    last view's misread pit or two would otherwise leave the game's last moves out of its
+    record. Returns the path and the pits where the last view differs from it (HOLES
+    names; ``()`` when it explains the view), so that the note can name them.
+    """
+    config = config or RefereeConfig()
+    if not views:
+        return None
+    base = board_vector(position.to_json())
+    readings = [Branch(position, (), (), 0.0)]
+    for k, (seen, changed) in enumerate(views):
+        readings = retrace(readings, seen, config, first=k == 0, changed=changed, changed_from=base)
+    if not readings or not readings[0].notations:
+        return None
+    best = readings[0]
+    if len(readings) > 1 and best.score - readings[1].score < config.margin_nats:
+        return None
+    if best.score - best.rival < config.margin_nats:
+        return None
+    if best.explained:
+        return best, ()
+    seen, changed = views[-1]
+    counts = board_vector(best.position.to_json())
+    differ = (counts != seen.most_likely()) & ~_left_untouched(counts, config, changed, base)
+    if int(differ.sum()) > HIDDEN_PITS:
+        return None
+    return best, tuple(HOLES[i] for i in np.flatnonzero(differ))

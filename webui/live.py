@@ -478,6 +478,17 @@ class LiveReferee(VerdictMixin):
         self._thread = threading.Thread(target=run, name="bao-frames", daemon=True)
         self._thread.start()
 
+    def finish(self) -> dict[str, Any] | None:
+        """The source has ended. Without players, a stretch the views left open is logged
+        when the views since the last logged move single out its moves (with a note; see
+        :meth:`webui.verdicts.VerdictMixin._finish`): no later view will come to settle
+        it, and nobody can be asked. Returns the verdict then shown, or None when nothing
+        more is logged (with players, their question stays)."""
+        with self.lock:
+            if self.players:
+                return None
+            return self._finish()
+
     def stop_source(self) -> None:
         """Stop the pull source's thread (if any) and wait for it."""
         self._stop.set()

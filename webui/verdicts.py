@@ -9,8 +9,10 @@ only by seeds hidden; the later views extend or kill them
 (:meth:`VerdictMixin._follow_branches`), and a stretch of views no move explained is
 retraced through all of them (:meth:`VerdictMixin._retrace`). Without players
 (``bao referee``) moves the camera can never tell apart are logged with a note
-(:meth:`VerdictMixin._log_indistinguishable`), and three moves seen at once wait for
-the next view (:meth:`VerdictMixin._held`). Every move logged on less than one plain
+(:meth:`VerdictMixin._log_indistinguishable`), three moves seen at once wait for
+the next view (:meth:`VerdictMixin._held`), and a stretch still open when the
+recording ends is logged if the views single out its moves
+(:meth:`VerdictMixin._finish`). Every move logged on less than one plain
 view carries a note saying why.
 
 The mixin keeps no state of its own: the live referee's game, position and kept
@@ -27,8 +29,17 @@ from typing import Any
 import numpy as np
 
 from engine import Position
-from engine.branches import Branch, follow, retrace, short_by_hidden_seeds, split, tentative
+from engine.branches import (
+    Branch,
+    follow,
+    retrace,
+    settle_at_end,
+    short_by_hidden_seeds,
+    split,
+    tentative,
+)
 from engine.referee import (
+    HOLES,
     SAME_POSITION,
     Observation,
     RefereeConfig,
@@ -46,6 +57,9 @@ fewer seeds than they leave in a pit or two, as it did at the view before
 ORDER_UNSURE = "the position is sure, the order of the moves is not"
 """Said in the note of moves a lost stretch was retraced to when another order of moves to
 the same position fits the views nearly as well (:meth:`VerdictMixin._retrace`)."""
+SOURCE_ENDED = "logged as the recording ended, with no later view to confirm it"
+"""Said in the note of moves logged from a stretch the views left open when the source
+ended (:meth:`VerdictMixin._finish`)."""
 
 
 class VerdictMixin:
@@ -194,6 +208,33 @@ class VerdictMixin:
         self.branches = tentative(self.position, verdict, self.referee)
         best = max((observation.score(board_vector(b.position.to_json())) for b in self.branches), default=None)
         self._kept_view = None if best is None else (observation, best)
+
+    def _finish(self) -> dict[str, Any] | None:
+        """The source ended with a stretch open (nobody to ask: ``bao referee``): the
+        views since the last logged move, read together, may still single out its moves
+        (:func:`engine.branches.settle_at_end`); if so, and the path passes through a
+        board fitting the view readings were last kept from (as :meth:`_settles` asks),
+        they are logged with a note naming the pits the last view read otherwise.
+        Returns the verdict then shown, or None when nothing more is logged."""
+        if self.pending is None and not self.branches:
+            return None
+        views = [(v[1], v[2]) for v in self._views if v[0] == self.ply]
+        settled = settle_at_end(self.position, views, self.referee)
+        if settled is None:
+            return None
+        best, pits = settled
+        base = board_vector(self.position.to_json())
+        if not self._fits_kept_view([base] + [board_vector(v.position) for v in best.verdicts]):
+            return None
+        counts, seen = board_vector(best.position.to_json()), views[-1][0].most_likely()
+        note = (f"{SOURCE_ENDED}: read together, the {len(views)} view(s) since the last logged move fit these "
+                "moves far better than any others")
+        if pits:
+            where = ", ".join(f"{h} {counts[HOLES.index(h)]} left, {seen[HOLES.index(h)]} seen" for h in pits)
+            note += f"; the last view reads otherwise ({where}): look at the {'pit' if len(pits) == 1 else 'pits'}"
+        moves = self._log(best.verdicts, "camera", note)
+        self._views, self._trail = [], None
+        return self._set_verdict("accepted", f"{' then '.join(best.notations)} (legal; {note})", moves)
 
     def _fits_kept_view(self, boards: Iterable[np.ndarray]) -> bool:
         """Whether one of ``boards`` fits the view the readings were last kept from

@@ -260,3 +260,31 @@ def test_a_reading_that_just_fails_a_view_keeps_the_other_from_deciding_alone() 
     a6[0] = 0.9
     lp[HOLES.index("A6")] = np.log(a6 / a6.sum())
     assert [b.notations for b in follow(kept, Observation(lp))] == [("A6<*",)]
+
+
+def test_a_stretch_open_when_the_views_end_is_settled_only_when_the_views_single_out_its_moves() -> None:
+    # South's A6<* (2.3 kutakata: the reserve seed into A6, sown A5, A4, A3) seen with A4's
+    # seed hidden (read 0 where the move leaves 1): no legal move explains the view, and no
+    # later view comes. A6<* fits it far better than any other move and differs from it in
+    # A4 alone: it is the reading to log, A4 named
+    from engine.branches import settle_at_end
+
+    start = Position.start()
+    hidden = board(**(AFTER_A6_LEFT | {"A4": 0}))
+    assert infer_move(start, Observation.from_counts(hidden)).status == "unexplained"
+    settled = settle_at_end(start, [(Observation.from_counts(hidden), None)])
+    assert settled is not None
+    best, pits = settled
+    assert best.notations == ("A6<*",) and pits == ("A4",)
+    # three pits read otherwise: not singled out closely enough
+    far = board(**(AFTER_A6_LEFT | {"A4": 0, "A3": 0, "a5": 5}))
+    assert settle_at_end(start, [(Observation.from_counts(far), None)]) is None
+    # A6<* and A7<* differ only at A3, A6 and A7; with those unreadable the two fit alike
+    obs = Observation.from_counts(board(**AFTER_A6_LEFT))
+    lp = obs.log_probs.copy()
+    for hole in ("A3", "A6", "A7"):
+        lp[HOLES.index(hole)] = np.log(np.full(COUNT_LEVELS, 1 / COUNT_LEVELS))
+    assert settle_at_end(start, [(Observation(lp), None)]) is None
+    # no views, or a board as it was: nothing to log
+    assert settle_at_end(start, []) is None
+    assert settle_at_end(start, [(Observation.from_counts(start.to_json()), None)]) is None

@@ -493,6 +493,18 @@ def test_views_no_move_explains_are_decided_by_a_later_one(client, recognizer) -
     assert game["moves"][-1]["position"] == after("A6<*", north, south).to_json()
 
 
+def test_the_players_question_stays_when_the_source_ends(app, client, recognizer) -> None:
+    # A6<* (2.3) seen with A4's seed hidden, and the source ends there. The players are on
+    # the page to answer, so nothing is logged for them (bao referee, with nobody to ask,
+    # logs A6<* with a note as its source ends: tests/webui/test_referee_cli.py)
+    state = post_still(client, recognizer, after("A6<*"), misread={"A4": 0}).get_json()
+    assert state["verdict"]["status"] == "unexplained" and state["needs_players"]
+    live = app.extensions["bao_live"]
+    assert live.finish() is None
+    state = client.get("/api/live").get_json()
+    assert state["ply"] == 0 and state["needs_players"]
+
+
 def test_a_seed_hidden_at_two_views_in_a_pit_left_alone_is_taken_as_hidden(client, recognizer) -> None:
     # A6<* (2.3) seen with A4's seed hidden, then North's reply a6< (a capture leaving A4
     # alone, 2.2) seen with it still hidden: no legal move, nor pair, explains either view.

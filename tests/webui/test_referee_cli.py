@@ -90,8 +90,9 @@ def test_referee_goes_on_past_views_read_with_a_seed_hidden(tmp_path, recognizer
     # views fit A6<* a6< far better than any other moves, and each falls short of them
     # only by A4's seed, in a pit left alone between the views: a seed hidden, so the two
     # are logged at the second view, with the note. South's next move is seen cleanly.
-    # North's next move seen with a seed hidden again ends the stills: it is not logged,
-    # and the referee says which readings were left
+    # North's next move seen with a seed hidden again ends the stills: no later view can
+    # settle it, so it is logged as the source ends, fitting the views far better than
+    # any other move, its note naming the pit read short
     monkeypatch.setattr(vision.pipeline, "recognize", recognizer)
     folder = tmp_path / "stills"
     folder.mkdir()
@@ -112,10 +113,12 @@ def test_referee_goes_on_past_views_read_with_a_seed_hidden(tmp_path, recognizer
     assert main(["referee", str(folder), "--south", "bottom"]) == 0
     captured = capsys.readouterr()
     lines = captured.out.splitlines()
-    assert [line.split()[1] for line in lines] == ["A6<*", "a6<", south]
+    assert [line.split()[1] for line in lines] == ["A6<*", "a6<", south, name]
     assert all("fitted no legal move" in line and "seeds may lie hidden" in line for line in lines[:2])
     assert "(" not in lines[2]  # seen directly: no note
-    assert f"not logged: the readings still possible: {name}" in captured.err
+    assert "logged as the recording ended" in lines[3]
+    assert f"the last view reads otherwise ({hole} {count} left, {count - 1} seen): look at the pit" in lines[3]
+    assert f"the source ended: {name} (legal; logged as the recording ended" in captured.err
 
 
 def test_referee_logs_one_of_moves_leaving_the_very_same_position(tmp_path, recognizer, monkeypatch, capsys) -> None:
@@ -238,9 +241,14 @@ def test_referee_does_not_take_a_shortfall_seen_once_for_a_hidden_seed(
     # many), the second one seed short in A5 only: the paths through both views still
     # fit the moves played best, but a pit one seed short at one view alone is as likely
     # a wrong path (moves played beyond the search) as a hidden seed: nothing is logged
+    # while views may still come. When the source ends there, the four moves are logged,
+    # their note saying so and naming A5 for the scribe to look at
     monkeypatch.setattr(vision.pipeline, "recognize", recognizer)
     folder = tmp_path / "stills"
     folder.mkdir()
-    _four_moves_two_views(folder, recognizer, [{"a1": 3}, {"A5": 6}])
+    played = _four_moves_two_views(folder, recognizer, [{"a1": 3}, {"A5": 6}])
     assert main(["referee", str(folder), "--south", "bottom"]) == 0
-    assert capsys.readouterr().out.splitlines() == []
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[1] for line in lines] == played
+    assert all("logged as the recording ended" in line and "(A5 7 left, 6 seen)" in line
+               and "seeds may lie hidden" not in line for line in lines)

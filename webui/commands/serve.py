@@ -143,7 +143,10 @@ def run_referee(args: argparse.Namespace) -> int:
                 print(f"bao referee: {frame.name}: {verdict['status']}: {verdict['message']}", file=sys.stderr)
     finally:
         source.close()
-    if live.pending is not None or live.branches:
+    ended = live.finish()
+    if ended is not None:
+        print(f"bao referee: the source ended: {ended['message']}", file=sys.stderr)
+    elif live.pending is not None or live.branches:
         names = sorted({" then ".join(b.notations) or "no move" for b in live.branches})
         if names:
             left = f"the readings still possible: {', '.join(names[:6])}"
