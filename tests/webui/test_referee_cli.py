@@ -46,6 +46,34 @@ def test_referee_json(stills, capsys) -> None:
     assert data[-1]["position"] == final.to_json()
 
 
+def test_referee_stopped_by_ctrl_c_prints_the_record_so_far(stills, monkeypatch, capsys) -> None:
+    # a camera never runs out of frames: Ctrl-C ends its game, and the moves logged so far
+    # are printed (the log is in memory only), with exit status 0
+    import webui.sources
+
+    folder, played, _ = stills
+    real = webui.sources.open_source
+
+    class Interrupted:
+        def __init__(self, path: str) -> None:
+            self.inner, self.reads = real(path), 0
+
+        def read(self):
+            self.reads += 1
+            if self.reads > 3:  # the start and two moves seen, then Ctrl-C
+                raise KeyboardInterrupt
+            return self.inner.read()
+
+        def close(self) -> None:
+            self.inner.close()
+
+    monkeypatch.setattr(webui.sources, "open_source", Interrupted)
+    assert main(["referee", str(folder), "--south", "bottom"]) == 0
+    captured = capsys.readouterr()
+    assert [line.split()[1] for line in captured.out.splitlines()] == played[:2]
+    assert "stopped (Ctrl-C): the record so far follows" in captured.err
+
+
 def test_referee_start_position_and_errors(stills, tmp_path, capsys) -> None:
     folder, _, _ = stills
     assert main(["referee", str(tmp_path / "missing"), "--south", "bottom"]) == 2

@@ -30,7 +30,8 @@ def register(subparsers: Any) -> None:
         "referee",
         help="referee a recorded game (video, camera or folder of stills) and print its record",
         description="Referee a game without the web page. SOURCE is a video file, a camera index, "
-        "or a folder of still images read in name order (each still one settled view).",
+        "or a folder of still images read in name order (each still one settled view). The record "
+        "is printed when the source ends; a camera runs until Ctrl-C, which ends it so.",
     )
     referee.add_argument("source", metavar="SOURCE")
     referee.add_argument("--south", required=True, choices=SIDES, help="image side South sits on")
@@ -124,6 +125,7 @@ def run_referee(args: argparse.Namespace) -> int:
         live.profile = load_profile(args.calibration)
     game_id = live.new_game(start=start)
     told_at = None
+    stopped = False
     try:
         while True:
             frame = source.read()
@@ -141,9 +143,16 @@ def run_referee(args: argparse.Namespace) -> int:
                     and verdict.get("at") != told_at):
                 told_at = verdict.get("at")
                 print(f"bao referee: {frame.name}: {verdict['status']}: {verdict['message']}", file=sys.stderr)
+    except KeyboardInterrupt:
+        # Ctrl-C is how a camera's game ends (a camera never runs out of frames): the
+        # record logged so far is printed, not lost with the in-memory log
+        stopped = True
+        print("bao referee: stopped (Ctrl-C): the record so far follows", file=sys.stderr)
     finally:
         source.close()
-    ended = live.finish()
+    # (a Ctrl-C between writing moves to the log and playing them leaves the two apart:
+    # nothing more is logged then)
+    ended = live.finish() if len(store.get(game_id).moves) == live.ply else None
     if ended is not None:
         print(f"bao referee: the source ended: {ended['message']}", file=sys.stderr)
     elif live.pending is not None or live.branches:
@@ -152,7 +161,8 @@ def run_referee(args: argparse.Namespace) -> int:
             left = f"the readings still possible: {', '.join(names[:6])}"
         else:
             left = live.verdict["message"] if live.verdict else "no legal move explained the last view"
-        print(f"bao referee: the source ended with its last move(s) not logged: {left}", file=sys.stderr)
+        ended_how = "was stopped" if stopped else "ended"
+        print(f"bao referee: the source {ended_how} with its last move(s) not logged: {left}", file=sys.stderr)
     moves = store.get(game_id).moves
     if args.json:
         out = [{"move": m.notation, "verdict": m.verdict, "position": m.position} for m in moves]
