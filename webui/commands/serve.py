@@ -31,7 +31,7 @@ def register(subparsers: Any) -> None:
         help="referee a recorded game (video, camera or folder of stills) and print its record",
         description="Referee a game without the web page. SOURCE is a video file, a camera index, "
         "or a folder of still images read in name order (each still one settled view). The record "
-        "is printed when the source ends; a camera runs until Ctrl-C, which ends it so.",
+        "is printed when the source ends; a camera runs until Ctrl-C, which prints the record so far.",
     )
     referee.add_argument("source", metavar="SOURCE")
     referee.add_argument("--south", required=True, choices=SIDES, help="image side South sits on")
@@ -153,15 +153,15 @@ def run_referee(args: argparse.Namespace) -> int:
     # (a Ctrl-C between writing moves to the log and playing them leaves the two apart:
     # nothing more is logged then)
     ended = live.finish() if len(store.get(game_id).moves) == live.ply else None
+    ended_how = "was stopped" if stopped else "ended"
     if ended is not None:
-        print(f"bao referee: the source ended: {ended['message']}", file=sys.stderr)
+        print(f"bao referee: the source {ended_how}: {ended['message']}", file=sys.stderr)
     elif live.pending is not None or live.branches:
         names = sorted({" then ".join(b.notations) or "no move" for b in live.branches})
         if names:
             left = f"the readings still possible: {', '.join(names[:6])}"
         else:
             left = live.verdict["message"] if live.verdict else "no legal move explained the last view"
-        ended_how = "was stopped" if stopped else "ended"
         print(f"bao referee: the source {ended_how} with its last move(s) not logged: {left}", file=sys.stderr)
     moves = store.get(game_id).moves
     if args.json:
