@@ -280,7 +280,8 @@ def short_by_hidden_seeds(best: Branch, seen_before: Observation, seen: Observat
 
 
 def settle_at_end(position: Position, views: Sequence[tuple[Observation, Mapping[str, float] | None]],
-                  config: RefereeConfig | None = None) -> tuple[Branch, tuple[str, ...]] | None:
+                  config: RefereeConfig | None = None, retraced: tuple[int, list[Branch]] | None = None,
+                  ) -> tuple[Branch, tuple[str, ...]] | None:
     """The reading to log when the views end with a stretch still open (a recording over,
     nobody to ask), or None.
 
@@ -298,13 +299,16 @@ def settle_at_end(position: Position, views: Sequence[tuple[Observation, Mapping
     last view's misread pit or two would otherwise leave the game's last moves out of its
     record. Returns the path and the pits where the last view differs from it (HOLES
     names; ``()`` when it explains the view), so that the note can name them.
+
+    ``retraced``: (n, the readings :func:`retrace` left after the first n of ``views``),
+    from an earlier retrace of the same stretch, to go on from instead of starting again.
     """
     config = config or RefereeConfig()
     if not views:
         return None
     base = board_vector(position.to_json())
-    readings = [Branch(position, (), (), 0.0)]
-    for k, (seen, changed) in enumerate(views):
+    done, readings = retraced if retraced is not None else (0, [Branch(position, (), (), 0.0)])
+    for k, (seen, changed) in enumerate(views[done:], start=done):
         readings = retrace(readings, seen, config, first=k == 0, changed=changed, changed_from=base)
     if not readings or not readings[0].notations:
         return None

@@ -219,7 +219,9 @@ class VerdictMixin:
         if self.pending is None and not self.branches:
             return None
         views = [(v[1], v[2]) for v in self._views if v[0] == self.ply]
-        settled = settle_at_end(self.position, views, self.referee)
+        trail = self._trail  # the lost stretch as far as it was retraced during the game
+        done = (trail[1], trail[2]) if trail is not None and trail[0] == self.ply and trail[1] <= len(views) else None
+        settled = settle_at_end(self.position, views, self.referee, done)
         if settled is None:
             return None
         best, pits = settled

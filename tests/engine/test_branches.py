@@ -288,3 +288,28 @@ def test_a_stretch_open_when_the_views_end_is_settled_only_when_the_views_single
     # no views, or a board as it was: nothing to log
     assert settle_at_end(start, []) is None
     assert settle_at_end(start, [(Observation.from_counts(start.to_json()), None)]) is None
+
+
+def test_settling_at_the_end_goes_on_from_a_stretch_retraced_during_the_game() -> None:
+    # four kunamua moves (2.2, 2.3) seen in two views, the first with B1 read one seed too
+    # many, the second with A5 read one short (a seed hidden): settled from scratch, or
+    # going on from the readings retraced through the first view, the same path is logged
+    from engine.branches import Branch, retrace, settle_at_end
+
+    start = Position.start()
+    current, played, views = start, [], []
+    for misread in ({"B1": 1}, {"A5": -1}):
+        for _ in range(2):
+            move = current.legal_moves[0]
+            played.append(current.notation(move))
+            current, _ = current.play(move)
+        counts = board_vector(current.to_json())
+        for hole, delta in misread.items():
+            counts[HOLES.index(hole)] += delta
+        views.append((Observation.from_counts(counts), None))
+    fresh = settle_at_end(start, views)
+    assert fresh is not None and list(fresh[0].notations) == played and fresh[1] == ("A5",)
+    first = retrace([Branch(start, (), (), 0.0)], views[0][0], first=True)
+    again = settle_at_end(start, views, retraced=(1, first))
+    assert again is not None and again[0].notations == fresh[0].notations and again[1] == fresh[1]
+    assert again[0].score == pytest.approx(fresh[0].score)
