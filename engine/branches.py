@@ -17,7 +17,8 @@ another) is decoded as a whole (:func:`retrace`): each reading is a path of lega
 moves from the last logged position through every view since, scored on all of
 them. :func:`short_by_hidden_seeds` tells when such a path fails the latest view
 only as a seed hidden in a pit the moves filled would make it fail, and
-:func:`settle_at_end` which path to log when the views end with a stretch open.
+:func:`settle_at_end` which path to log when the views end with a stretch open
+(:func:`retrace_views` runs the retrace over a stretch's views for both).
 
 Numbers only, no images: views are :class:`engine.referee.Observation` s, boards
 are count vectors in ``HOLES`` order.
@@ -279,6 +280,22 @@ def short_by_hidden_seeds(best: Branch, seen_before: Observation, seen: Observat
     return ()
 
 
+def retrace_views(position: Position, views: Sequence[tuple[Observation, Mapping[str, float] | None]],
+                  config: RefereeConfig | None = None, retraced: tuple[int, list[Branch]] | None = None,
+                  ) -> list[Branch]:
+    """Every reading of the stretch since the last logged ``position`` through all its
+    ``views`` (:func:`retrace`, view after view), each view with the camera's change map
+    against that position's view (None: no map). ``retraced``: (n, the readings left
+    after the first n views), from an earlier retrace of the same stretch, to go on from
+    instead of starting again."""
+    config = config or RefereeConfig()
+    base = board_vector(position.to_json())
+    done, readings = retraced if retraced is not None else (0, [Branch(position, (), (), 0.0)])
+    for k, (seen, changed) in enumerate(views[done:], start=done):
+        readings = retrace(readings, seen, config, first=k == 0, changed=changed, changed_from=base)
+    return readings
+
+
 def settle_at_end(position: Position, views: Sequence[tuple[Observation, Mapping[str, float] | None]],
                   config: RefereeConfig | None = None, retraced: tuple[int, list[Branch]] | None = None,
                   ) -> tuple[Branch, tuple[str, ...]] | None:
@@ -300,16 +317,12 @@ def settle_at_end(position: Position, views: Sequence[tuple[Observation, Mapping
     record. Returns the path and the pits where the last view differs from it (HOLES
     names; ``()`` when it explains the view), so that the note can name them.
 
-    ``retraced``: (n, the readings :func:`retrace` left after the first n of ``views``),
-    from an earlier retrace of the same stretch, to go on from instead of starting again.
+    ``retraced``: as for :func:`retrace_views`.
     """
     config = config or RefereeConfig()
     if not views:
         return None
-    base = board_vector(position.to_json())
-    done, readings = retraced if retraced is not None else (0, [Branch(position, (), (), 0.0)])
-    for k, (seen, changed) in enumerate(views[done:], start=done):
-        readings = retrace(readings, seen, config, first=k == 0, changed=changed, changed_from=base)
+    readings = retrace_views(position, views, config, retraced)
     if not readings or not readings[0].notations:
         return None
     best = readings[0]
@@ -321,6 +334,7 @@ def settle_at_end(position: Position, views: Sequence[tuple[Observation, Mapping
         return best, ()
     seen, changed = views[-1]
     counts = board_vector(best.position.to_json())
+    base = board_vector(position.to_json())
     differ = (counts != seen.most_likely()) & ~_left_untouched(counts, config, changed, base)
     if int(differ.sum()) > HIDDEN_PITS:
         return None

@@ -32,7 +32,7 @@ from engine import Position
 from engine.branches import (
     Branch,
     follow,
-    retrace,
+    retrace_views,
     settle_at_end,
     short_by_hidden_seeds,
     split,
@@ -131,13 +131,10 @@ class VerdictMixin:
         views = [(v[1], v[2]) for v in self._views if v[0] == ply]
         if self.ply != ply or result.get("status") != "unexplained" or len(views) < 2:
             return result
-        used, readings = ((self._trail[1], self._trail[2]) if self._trail is not None and self._trail[0] == ply
-                          else (0, [Branch(self.position, (), (), 0.0)]))
-        base = board_vector(self.position.to_json())  # every view's change map is against its view
-        for seen, changed in views[used:]:
-            readings = retrace(readings, seen, self.referee, first=used == 0, changed=changed, changed_from=base)
-            used += 1
+        readings = retrace_views(self.position, views, self.referee, self._trail_so_far(views))
+        used = len(views)
         self._trail = (ply, used, readings)
+        base = board_vector(self.position.to_json())  # every view's change map is against its view
         best = readings[0] if readings else None
         if best is None or not best.notations:
             return result
@@ -147,10 +144,7 @@ class VerdictMixin:
             return result
         if len(readings) > 1 and best.score - readings[1].score < self.referee.margin_nats:
             return result
-        # as for a pair (_settles): the path must pass through a board that fits the
-        # view readings were last kept from about as well as they do
-        boards = [base] + [board_vector(v.position) for v in best.verdicts]
-        if not self._fits_kept_view(boards):
+        if not self._passes_kept_view(best):
             return result
         note = (f"accepted though {best.unexplained} of the {used} views since the last logged move fitted no "
                 "legal move: read together, the views fit these moves far better than any others")
@@ -219,15 +213,10 @@ class VerdictMixin:
         if self.pending is None and not self.branches:
             return None
         views = [(v[1], v[2]) for v in self._views if v[0] == self.ply]
-        trail = self._trail  # the lost stretch as far as it was retraced during the game
-        done = (trail[1], trail[2]) if trail is not None and trail[0] == self.ply and trail[1] <= len(views) else None
-        settled = settle_at_end(self.position, views, self.referee, done)
-        if settled is None:
+        settled = settle_at_end(self.position, views, self.referee, self._trail_so_far(views))
+        if settled is None or not self._passes_kept_view(settled[0]):
             return None
         best, pits = settled
-        base = board_vector(self.position.to_json())
-        if not self._fits_kept_view([base] + [board_vector(v.position) for v in best.verdicts]):
-            return None
         counts, seen = board_vector(best.position.to_json()), views[-1][0].most_likely()
         note = (f"{SOURCE_ENDED}: read together, the {len(views)} view(s) since the last logged move fit these "
                 "moves far better than any others")
@@ -237,6 +226,22 @@ class VerdictMixin:
         moves = self._log(best.verdicts, "camera", note)
         self._views, self._trail = [], None
         return self._set_verdict("accepted", f"{' then '.join(best.notations)} (legal; {note})", moves)
+
+    def _trail_so_far(self, views: Sequence[Any]) -> tuple[int, list[Branch]] | None:
+        """The readings of the lost stretch at the current ply as far as it was retraced
+        (the first n of ``views``, the views since the last logged move), to go on from;
+        None when none were."""
+        trail = self._trail
+        if trail is None or trail[0] != self.ply or trail[1] > len(views):
+            return None
+        return trail[1], trail[2]
+
+    def _passes_kept_view(self, path: Branch) -> bool:
+        """As for a pair (:meth:`_settles`): whether a path from the last logged position
+        passes through a board (that position's, or one after any of its moves) that fits
+        the view readings were last kept from about as well as they do."""
+        boards = [board_vector(self.position.to_json())] + [board_vector(v.position) for v in path.verdicts]
+        return self._fits_kept_view(boards)
 
     def _fits_kept_view(self, boards: Iterable[np.ndarray]) -> bool:
         """Whether one of ``boards`` fits the view the readings were last kept from
