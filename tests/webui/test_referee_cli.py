@@ -244,6 +244,17 @@ def _four_moves_two_views(folder, recognizer, misreads) -> list[str]:
     return played
 
 
+def _referee_four_moves(tmp_path, recognizer, monkeypatch, capsys, misreads) -> tuple[list[str], list[str]]:
+    """``bao referee`` on the stills of :func:`_four_moves_two_views`: (the moves played,
+    the record's lines)."""
+    monkeypatch.setattr(vision.pipeline, "recognize", recognizer)
+    folder = tmp_path / "stills"
+    folder.mkdir()
+    played = _four_moves_two_views(folder, recognizer, misreads)
+    assert main(["referee", str(folder), "--south", "bottom"]) == 0
+    return played, capsys.readouterr().out.splitlines()
+
+
 def test_referee_retraces_a_stretch_past_a_seed_hidden_in_a_pit_left_alone(
         tmp_path, recognizer, monkeypatch, capsys) -> None:
     # A6<* drops a seventh seed into A5 (2.3), which stays hidden behind the others at
@@ -251,13 +262,8 @@ def test_referee_retraces_a_stretch_past_a_seed_hidden_in_a_pit_left_alone(
     # fit the four moves played far better than any others, and each view differs from
     # them only by that one seed in a pit the moves left alone between the views: they
     # are logged, the note saying seeds may lie hidden
-    monkeypatch.setattr(vision.pipeline, "recognize", recognizer)
-    folder = tmp_path / "stills"
-    folder.mkdir()
-    played = _four_moves_two_views(folder, recognizer, [{"A5": 6}, {"A5": 6}])
+    played, lines = _referee_four_moves(tmp_path, recognizer, monkeypatch, capsys, [{"A5": 6}, {"A5": 6}])
     assert played == ["A6<*", "a5<", "A3<", "a7>"]
-    assert main(["referee", str(folder), "--south", "bottom"]) == 0
-    lines = capsys.readouterr().out.splitlines()
     assert [line.split()[1] for line in lines] == played
     assert all("read together" in line and "A5 shows fewer seeds than these moves leave, at this view and the one "
                "before: seeds may lie hidden" in line for line in lines)
@@ -271,12 +277,7 @@ def test_referee_does_not_take_a_shortfall_seen_once_for_a_hidden_seed(
     # a wrong path (moves played beyond the search) as a hidden seed: nothing is logged
     # while views may still come. When the source ends there, the four moves are logged,
     # their note saying so and naming A5 for the scribe to look at
-    monkeypatch.setattr(vision.pipeline, "recognize", recognizer)
-    folder = tmp_path / "stills"
-    folder.mkdir()
-    played = _four_moves_two_views(folder, recognizer, [{"a1": 3}, {"A5": 6}])
-    assert main(["referee", str(folder), "--south", "bottom"]) == 0
-    lines = capsys.readouterr().out.splitlines()
+    played, lines = _referee_four_moves(tmp_path, recognizer, monkeypatch, capsys, [{"a1": 3}, {"A5": 6}])
     assert [line.split()[1] for line in lines] == played
     assert all("logged as the recording ended" in line and "(A5 7 left, 6 seen)" in line
                and "seeds may lie hidden" not in line for line in lines)
