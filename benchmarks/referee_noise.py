@@ -56,7 +56,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from engine import Position  # noqa: E402
-from engine.referee import HOLES, board_vector  # noqa: E402
+from engine.observation import HOLES, board_vector  # noqa: E402
 from webui.verdicts import ORDER_UNSURE  # noqa: E402
 
 

@@ -20,7 +20,7 @@ only as a seed hidden in a pit the moves filled would make it fail, and
 :func:`settle_at_end` which path to log when the views end with a stretch open
 (:func:`retrace_views` runs the retrace over a stretch's views for both).
 
-Numbers only, no images: views are :class:`engine.referee.Observation` s, boards
+Numbers only, no images: views are :class:`engine.observation.Observation` s, boards
 are count vectors in ``HOLES`` order.
 """
 
@@ -33,16 +33,14 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from engine import Position
+from engine.observation import HOLES, Observation, board_vector
 from engine.referee import (
     HIDDEN_PITS,
-    HOLES,
     Candidate,
     Hypothesis,
     MoveVerdict,
-    Observation,
     RefereeConfig,
     Verdict,
-    board_vector,
     describe_move,
     explains_view,
     fewer_seen,

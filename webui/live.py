@@ -30,16 +30,8 @@ from engine.branches import (
     Branch,
     split,
 )
-from engine.referee import (
-    HOLES,
-    Observation,
-    RefereeConfig,
-    Verdict,
-    apply_moves,
-    board_vector,
-    disputed_pits,
-    infer_move,
-)
+from engine.observation import HOLES, Observation, board_vector
+from engine.referee import RefereeConfig, Verdict, apply_moves, disputed_pits, infer_move
 from vision.decode import status_pits
 from vision.motion import MotionConfig, SettleDetector, pit_changes
 from webui.board_image import DEFAULT_ASPECT, rectified_pits, rectify

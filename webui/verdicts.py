@@ -38,16 +38,8 @@ from engine.branches import (
     split,
     tentative,
 )
-from engine.referee import (
-    HOLES,
-    SAME_POSITION,
-    Observation,
-    RefereeConfig,
-    Verdict,
-    board_vector,
-    ranked_score,
-    same_position,
-)
+from engine.observation import HOLES, Observation, board_vector
+from engine.referee import SAME_POSITION, RefereeConfig, Verdict, ranked_score, same_position
 from webui.store import GameStore
 
 HIDDEN_THERE = "seeds may lie hidden under or behind others there, so look at the pit"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.referee import COUNT_LEVELS, HOLES, Observation
+from engine.observation import COUNT_LEVELS, HOLES, Observation
 
 
 def board(**holes: int) -> list[int]:

@@ -7,15 +7,8 @@ import pytest
 from referee_readings import AFTER_A6_LEFT, board
 
 from engine import Position
-from engine.referee import (
-    COUNT_LEVELS,
-    HOLES,
-    Observation,
-    RefereeConfig,
-    board_vector,
-    describe_move,
-    infer_move,
-)
+from engine.observation import COUNT_LEVELS, HOLES, Observation, board_vector
+from engine.referee import RefereeConfig, describe_move, infer_move
 
 
 def test_a_kept_reading_grows_by_two_moves_at_most_a_view() -> None:
@@ -97,7 +90,7 @@ def test_a_retraced_stretch_takes_the_order_the_camera_saw_change() -> None:
     # the orders apart, the camera's change maps against the last logged position's view
     # can (a7> changed a7 and the pits it sowed, a5< others)
     from engine.branches import Branch, retrace
-    from engine.referee import change_evidence
+    from engine.observation import change_evidence
 
     start = Position.start()
     for text in ("A7>*", "a6<*", "A6>"):

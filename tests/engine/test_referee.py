@@ -9,17 +9,8 @@ import pytest
 from referee_readings import AFTER_A6_LEFT, START, board, noisy
 
 from engine import Move, Position
-from engine.referee import (
-    COUNT_LEVELS,
-    HOLES,
-    Observation,
-    RefereeConfig,
-    apply_moves,
-    board_vector,
-    describe_move,
-    disputed_pits,
-    infer_move,
-)
+from engine.observation import COUNT_LEVELS, HOLES, Observation, board_vector
+from engine.referee import RefereeConfig, apply_moves, describe_move, disputed_pits, infer_move
 
 
 def test_start_board_vector_matches_the_rules_start() -> None:
