@@ -9,17 +9,14 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "vision"))
-from drawn import blob_counter, default_corners, draw_scene  # noqa: E402
+from drawn import count_drawn_pits, default_corners, draw_scene  # noqa: E402
+from samples import hard_sample, pit_offsets  # noqa: E402
 
 from calibration import calibrate_from_start, list_profiles, load_profile, save_profile  # noqa: E402
 from vision.errors import BoardNotFound  # noqa: E402
 from vision.holes import HOLES, START_COUNTS, flatten  # noqa: E402
 from vision.pipeline import recognize  # noqa: E402
 from vision.profile import BoardProfile, ProfileError  # noqa: E402
-
-
-def counter(crops, look):
-    return [blob_counter(c) for c in crops]
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +50,7 @@ def test_profile_round_trip_and_store(start_scene, tmp_path) -> None:
 
 def test_recognize_with_profile_uses_its_corners_and_south(start_scene) -> None:
     prof = calibrate_from_start(start_scene.image, south="top")
-    rec = recognize(start_scene.image, south=prof.south_side, profile=prof, counter=counter)
+    rec = recognize(start_scene.image, south=prof.south_side, profile=prof, counter=count_drawn_pits)
     assert flatten(rec.position) == START_COUNTS
 
 
@@ -129,13 +126,13 @@ def test_a_calibrated_camera_starts_each_fit_from_the_profile_pits(start_scene, 
         return real(*args, **kwargs)
 
     monkeypatch.setattr(board, "fit_top_face", counted)
-    rec = recognize(start_scene.image, south="top", profile=prof, counter=counter)
+    rec = recognize(start_scene.image, south="top", profile=prof, counter=count_drawn_pits)
     assert calls == [] and flatten(rec.position) == START_COUNTS
     got = np.array([rec.pit_centers_px[n] for n in HOLES])
     assert np.linalg.norm(got - [start_scene.pit_centers[n] for n in HOLES], axis=1).max() < 4.0
     # the same with the start turned off: the corners' search, the same reading
     off = dataclasses.replace(DEFAULT, grid=dataclasses.replace(DEFAULT.grid, start_from_calibrated_pits=False))
-    assert flatten(recognize(start_scene.image, south="top", profile=prof, counter=counter, cfg=off).position) \
+    assert flatten(recognize(start_scene.image, south="top", profile=prof, counter=count_drawn_pits, cfg=off).position) \
         == START_COUNTS and calls == [1]
     # the board pushed along its rows: by one pit pitch, the lattice refit still lands on
     # the pits (a lattice one column off is shifted back); by a pitch and a half, the
@@ -145,33 +142,23 @@ def test_a_calibrated_camera_starts_each_fit_from_the_profile_pits(start_scene, 
     for shift, searched in ((1.0, []), (1.5, [1])):
         calls.clear()
         moved = np.roll(start_scene.image, int(round(shift * pitch)), axis=1)
-        rec = recognize(moved, south="top", profile=prof, counter=counter)
+        rec = recognize(moved, south="top", profile=prof, counter=count_drawn_pits)
         assert calls == searched and flatten(rec.position) == START_COUNTS
     # a profile whose pit centres fit no lattice (all on one point: edited by hand) is
     # read from its corners, not a crash
     flat = dataclasses.replace(prof, pit_centers_px={n: [100.0, 100.0] for n in HOLES})
     calls.clear()
-    assert flatten(recognize(start_scene.image, south="top", profile=flat, counter=counter).position) \
+    assert flatten(recognize(start_scene.image, south="top", profile=flat, counter=count_drawn_pits).position) \
         == START_COUNTS and calls == [1]
-
-
-def _hard_sample(name: str) -> tuple[np.ndarray, dict]:
-    """A render kept in sample_images/hard/ and its label."""
-    import json
-
-    import cv2
-
-    path = Path(__file__).resolve().parents[2] / "sample_images" / "hard" / f"{name}.jpg"
-    return cv2.imread(str(path)), json.loads(path.with_suffix(".json").read_text())
 
 
 def _calibrated_frame(game: str, frame: int) -> tuple[np.ndarray, dict, str, BoardProfile]:
     """A frame of a rendered game kept in sample_images/hard/ (``game_sS_frame_NNN``), its
     label, South's side and the profile calibrated on the game's first frame, as the
     live app does."""
-    start, start_label = _hard_sample(f"{game}_frame_000")
+    start, start_label = hard_sample(f"{game}_frame_000")
     south = start_label["south_side"]
-    image, label = _hard_sample(f"{game}_frame_{frame:03d}")
+    image, label = hard_sample(f"{game}_frame_{frame:03d}")
     return image, label, south, calibrate_from_start(start, south=south)
 
 
@@ -179,21 +166,17 @@ def _no_look(crops, counts):  # noqa: ANN001, ANN202
     return None  # (these renders are not start positions: the seed look is not what is tested)
 
 
-def _pit_offsets(centres: dict, label: dict) -> np.ndarray:
-    return np.array([np.linalg.norm(np.subtract(centres[n], label["pit_centers_px"][n])) for n in HOLES])
-
-
 def test_automatic_calibration_keeps_the_pits_that_recognize_finds() -> None:
     # sample_images/hard/synth_577_0025 (a pale board with soft rims on bricks): the locate
     # stage weighs several starts and finds the board; fitted again from its corners alone
     # the lattice scored 0.28 and the calibration failed. It now keeps the locate stage's
     # fit: the profile's pits are those `bao recognize` reads
-    image, label = _hard_sample("synth_577_0025")
+    image, label = hard_sample("synth_577_0025")
     prof = calibrate_from_start(image, south=label["south_side"], fit_look=_no_look)
-    rec = recognize(image, south=label["south_side"], counter=counter)
+    rec = recognize(image, south=label["south_side"], counter=count_drawn_pits)
     got = np.array([prof.pit_centers_px[n] for n in HOLES])
     assert np.abs(got - [rec.pit_centers_px[n] for n in HOLES]).max() < 0.2
-    assert np.median(_pit_offsets(prof.pit_centers_px, label)) < 6.0
+    assert np.median(pit_offsets(prof.pit_centers_px, label)) < 6.0
 
 
 def _from_true_corners(name: str, cfg=None):  # noqa: ANN001, ANN202
@@ -201,10 +184,10 @@ def _from_true_corners(name: str, cfg=None):  # noqa: ANN001, ANN202
     distance from the label's, px)."""
     from vision.config import DEFAULT
 
-    image, label = _hard_sample(name)
+    image, label = hard_sample(name)
     prof = calibrate_from_start(image, south=label["south_side"], corners=label["corners_px"],
                                 fit_look=_no_look, cfg=cfg or DEFAULT)
-    return prof, _pit_offsets(prof.pit_centers_px, label)
+    return prof, pit_offsets(prof.pit_centers_px, label)
 
 
 def _changed(section: str, **changes):  # noqa: ANN202
@@ -288,7 +271,7 @@ def test_a_calibrated_camera_keeps_its_pits_when_seeds_weaken_their_rims() -> No
     # camera had not moved. The better-scoring fit of the two is kept
     image, label, south, prof = _calibrated_frame("game_s103", 5)
     rec = recognize(image, south=south, profile=prof)
-    assert np.median(_pit_offsets(rec.pit_centers_px, label)) < 8.0
+    assert np.median(pit_offsets(rec.pit_centers_px, label)) < 8.0
     got, truth = flatten(rec.position), flatten(label["position"])
     assert sum(got[n] != truth[n] for n in HOLES) <= 3
     # GridConfig.calibrated_margin_starts: the search from the corners also started from
@@ -359,7 +342,7 @@ def test_a_calibrated_frame_is_not_searched_at_other_row_pitches(monkeypatch) ->
     image, label, south, prof = _calibrated_frame("game_s179", 19)
     rec = recognize(image, south=south, profile=prof)
     assert not DEFAULT.grid.calibrated_respace and calls == []
-    assert np.median(_pit_offsets(rec.pit_centers_px, label)) < 8.0
+    assert np.median(pit_offsets(rec.pit_centers_px, label)) < 8.0
     slow = dataclasses.replace(DEFAULT, grid=dataclasses.replace(DEFAULT.grid, calibrated_respace=True))
     again = recognize(image, south=south, profile=prof, cfg=slow)
     assert len(calls) > 0  # the search it no longer makes

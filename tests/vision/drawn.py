@@ -177,3 +177,20 @@ def blob_counter(crop: np.ndarray, look=None):
     probs = np.full(41, 0.002)
     probs[count] = 1.0 - 0.002 * 40
     return SimpleNamespace(count=count, probabilities=probs.tolist(), confidence=float(probs[count]))
+
+
+def count_drawn_pits(crops, look=None):  # noqa: ANN001, ANN201
+    """:func:`blob_counter` over a board's crops: the pipeline's counter interface
+    (``recognize(..., counter=count_drawn_pits)``), for drawn boards."""
+    return [blob_counter(c) for c in crops]
+
+
+def spread_counts(total: int, seed: int) -> dict[str, int]:
+    """A position with ``total`` seeds, at most 6 per pit (drawn seeds must not touch)."""
+    rng = np.random.default_rng(seed)
+    counts = dict.fromkeys(HOLES, 0)
+    while sum(counts.values()) < total:
+        n = HOLES[int(rng.integers(0, 32))]
+        if counts[n] < 6:
+            counts[n] += 1
+    return counts
