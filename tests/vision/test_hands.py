@@ -1,5 +1,6 @@
-"""Hands over the board: a status and occluded pits, never sure counts under them (drawn
-boards with a disc or a finger over pits, and the renders that showed each rule)."""
+"""Hands and arms over the board: the board still found, a status and occluded pits, never
+sure counts under them (drawn boards with a disc, a finger or a sleeve over pits, and the
+renders that showed each rule)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from drawn import count_drawn_pits, default_corners, draw_scene, occlude, spread
 from drawn_pit import finger_over
 from samples import grid_changed, hard_sample, pit_offsets
 
+from vision.config import DEFAULT
 from vision.errors import BoardNotFound
-from vision.holes import HOLES, flatten
+from vision.holes import HOLES, START_COUNTS, flatten
 from vision.pipeline import recognize
 
 
@@ -116,3 +118,77 @@ def test_a_hand_over_one_pit_reaching_over_the_edge_is_flagged() -> None:
     off = replace(DEFAULT, decode=replace(DEFAULT.decode, hand_edge_break=0.0))
     plain = recognize(image, south=label["south_side"], cfg=off)
     assert "hand_over_board" not in plain.status and "occluded_pits:B5" in plain.status
+
+
+def _arm_over_columns(scene, first: int, last: int, colour=(150, 60, 90)) -> np.ndarray:
+    """The scene with a sleeve from below the board's South edge to past its North edge,
+    covering the pit columns ``first``..``last`` (0..7) of every row."""
+    import cv2
+
+    pc = {n: np.array(xy, np.float64) for n, xy in scene.pit_centers.items()}
+    rows = [HOLES[i * 8:(i + 1) * 8] for i in range(4)]
+
+    def side(c: int, out: float) -> tuple[np.ndarray, np.ndarray]:  # along column c, ``out`` pitch aside
+        top, bottom = pc[rows[0][c]], pc[rows[3][c]]
+        aside = out * (pc[rows[0][c + 1]] - top if c < 7 else top - pc[rows[0][c - 1]])
+        return top - 0.4 * (bottom - top) + aside, bottom + 0.4 * (bottom - top) + aside
+
+    (a, b), (c, d) = side(first, -0.55), side(last, 0.55)
+    img = scene.image.copy()
+    cv2.fillConvexPoly(img, np.array([a, c, d, b], np.int32), colour)
+    return img
+
+
+def test_a_board_with_an_arm_over_its_end_column_is_found_with_its_pits_in_place() -> None:
+    # an arm reaching over the board's end, hiding the end column's four pits
+    # (synth_431_0039, synth_347_0001: not found before covered_ends)
+    import dataclasses
+
+    import cv2
+
+    from vision.errors import BoardNotFound
+    from vision.locate import locate_board
+    from vision.pipeline import recognize
+
+    scene = draw_scene(START_COUNTS, default_corners((960, 540), 8.0, 0.15, 0.7), size=(960, 540), seed=4)
+    pc = {n: np.array(xy, np.float64) for n, xy in scene.pit_centers.items()}
+    rows = [HOLES[i * 8:(i + 1) * 8] for i in range(4)]
+    top, bottom = pc[rows[0][0]], pc[rows[3][0]]
+    out = top - pc[rows[0][1]]  # one pitch beyond the end
+    a, b = top - 0.4 * (bottom - top), bottom + 0.4 * (bottom - top)
+    img = scene.image.copy()
+    cv2.fillConvexPoly(img, np.array([a - 0.55 * out, b - 0.55 * out, b + 2 * out, a + 2 * out], np.int32),
+                       (150, 60, 90))
+    locate_board(img)  # (found)
+    rec = recognize(img, south="bottom")
+    errs = [np.linalg.norm(np.array(rec.pit_centers_px[n]) - pc[n]) for n in HOLES]
+    assert max(errs) < 12.0 and float(np.median(errs)) < 3.0
+    hidden = next(s for s in rec.status if s.startswith("occluded_pits:")).split(":")[1].split(",")
+    assert "hand_over_board" in rec.status and set(hidden) <= {rows[r][c] for r in range(4) for c in (0, 1)}
+    off = dataclasses.replace(DEFAULT, grid=dataclasses.replace(DEFAULT.grid, covered_ends=False))
+    with pytest.raises(BoardNotFound):
+        locate_board(img, off)
+
+
+def test_a_board_with_an_arm_over_two_columns_is_found_and_the_hand_reported() -> None:
+    import dataclasses
+
+    from vision.errors import BoardNotFound
+    from vision.locate import locate_board
+    from vision.pipeline import recognize
+
+    # a sleeve over the pit columns 5 and 6 of all four rows, from beyond the board's
+    # South edge to past its North edge (synth_149_0012 and synth_103_0008: not found before)
+    scene = draw_scene(START_COUNTS, default_corners((960, 540), 8.0, 0.15, 0.7), size=(960, 540), seed=4)
+    img = _arm_over_columns(scene, 5, 6)
+    quad = locate_board(img)
+    assert np.linalg.norm(quad.corners - scene.corners, axis=1).max() < 6.0
+    rec = recognize(img, south="bottom")
+    assert "hand_over_board" in rec.status
+    hidden = next(s for s in rec.status if s.startswith("occluded_pits:")).split(":")[1].split(",")
+    under = {HOLES[r * 8 + c] for r in range(4) for c in (5, 6)}
+    assert len(hidden) >= 4 and set(hidden) <= under
+    # (the test can fail: two void columns were taken as the wrong column pitch)
+    strict = dataclasses.replace(DEFAULT, grid=dataclasses.replace(DEFAULT.grid, covered_columns_max=0))
+    with pytest.raises(BoardNotFound):
+        locate_board(img, strict)
