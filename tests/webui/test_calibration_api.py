@@ -1,0 +1,55 @@
+"""The calibration API with Flask's test client: a profile captured from an uploaded frame,
+and its errors."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+
+def test_calibration_errors(client) -> None:
+    r = client.post("/api/calibration/capture")
+    assert r.status_code == 409 and "no camera frame" in r.get_json()["error"]["message"]
+    r = client.post("/api/calibration", json={"name": "x", "south_side": "bottom",
+                                              "corners": [[0, 0], [10, 0], [10, 5], [0, 5]]})
+    assert r.status_code == 409 and "capture" in r.get_json()["error"]["message"]
+    r = client.post("/api/calibration", json={"name": "../etc", "south_side": "bottom", "corners": []})
+    assert r.status_code == 400 and "name" in r.get_json()["error"]["message"]
+    r = client.post("/api/calibration", json={"name": "ok", "south_side": "bottom", "corners": [[0, 0]]})
+    assert r.status_code == 400 and "four" in r.get_json()["error"]["message"]
+    r = client.post("/api/calibration/use", json={"name": "missing"})
+    assert r.status_code == 404
+    assert client.get("/api/calibration").get_json()["profiles"] == []
+
+
+def test_calibration_capture_of_an_uploaded_frame(client) -> None:
+    frame = np.full((240, 320, 3), 128, np.uint8)
+    r = client.post("/api/calibration/capture?south_side=left", data=cv2.imencode(".png", frame)[1].tobytes(),
+                    content_type="image/png")
+    assert r.status_code == 200
+    data = r.get_json()
+    assert data["found"] is False  # a blank frame has no board: corners to drag into place
+    assert "board" in data["reason"]  # and why
+    assert (data["width"], data["height"], data["south_side"]) == (320, 240, "left")
+    assert len(data["corners"]) == 4
+    assert client.get("/api/calibration/capture.jpg").mimetype == "image/jpeg"
+
+
+def test_calibration_capture_passes_on_why_no_board_was_found(client, monkeypatch) -> None:
+    # the reason the locate stage gives (vision.locate.off_image_message: a board running
+    # off the frame; tested in tests/vision/test_board.py) reaches the calibration page
+    import vision.locate
+    from vision.errors import BoardNotFound
+
+    def cut(image, cfg=None):  # noqa: ANN001, ANN202
+        raise BoardNotFound("the board seems to run off the image at the left edge with 20 of its "
+                            "32 pits found: move the camera so that the whole board is in the picture")
+
+    monkeypatch.setattr(vision.locate, "locate_board", cut)
+    frame = np.full((240, 320, 3), 128, np.uint8)
+    r = client.post("/api/calibration/capture", data=cv2.imencode(".png", frame)[1].tobytes(),
+                    content_type="image/png")
+    data = r.get_json()
+    assert r.status_code == 200 and data["found"] is False
+    assert "run off the image at the left edge" in data["reason"]
+    assert "move the camera" in data["reason"]

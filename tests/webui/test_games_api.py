@@ -1,0 +1,95 @@
+"""The JSON API of the game log with Flask's test client: undo, new game, export and import
+of records, reopening a game and its replay."""
+
+from __future__ import annotations
+
+from live_frames import START, after, post_still
+
+
+def test_undo_and_new_game(client, recognizer) -> None:
+    post_still(client, recognizer, after("A6<*"))
+    state = client.post("/api/live/undo").get_json()
+    assert state["ply"] == 0 and state["position"] == START.to_json()
+    assert client.post("/api/live/undo").status_code == 409
+    r = client.post("/api/live/new", json={"south": "Ali", "north": "Juma"})
+    assert r.status_code == 201 and r.get_json()["game_id"] == 2
+    games = client.get("/api/games").get_json()["games"]
+    assert [g["id"] for g in games] == [2, 1]
+    assert games[0]["south"] == "Ali"
+
+
+def test_export_record_and_json_and_import_back(client, recognizer) -> None:
+    post_still(client, recognizer, after("A6<*"))
+    text = client.get("/api/games/1/export?format=record").get_data(as_text=True)
+    assert "South: South" in text and "1: A6<*;" in text
+    data = client.get("/api/games/1/export?format=json").get_json()
+    assert data["moves"] == ["A6<*"]
+    assert data["log"][0]["verdict"]["notation"] == "A6<*"
+    assert client.get("/api/games/1/export?format=pdf").status_code == 400
+
+    r = client.post("/api/games/import", data=text, content_type="text/plain")
+    assert r.status_code == 201
+    new_id = r.get_json()["id"]
+    game = client.get(f"/api/games/{new_id}").get_json()
+    assert [m["move"] for m in game["moves"]] == ["A6<*"] and game["moves"][0]["source"] == "import"
+
+
+def test_import_rejects_illegal_records(client) -> None:
+    r = client.post("/api/games/import", data="1: A1< a6<*;\n", content_type="text/plain")
+    assert r.status_code == 400 and "A1<" in r.get_json()["error"]["message"]
+    r = client.post("/api/games/import", data="", content_type="text/plain")
+    assert r.status_code == 400
+    assert len(client.get("/api/games").get_json()["games"]) == 1
+
+
+def test_reopen_game_and_replay_data(client, recognizer) -> None:
+    post_still(client, recognizer, after("A6<*"))
+    client.post("/api/live/new", json={})
+    state = client.post("/api/games/1/open").get_json()
+    assert state["game_id"] == 1 and state["ply"] == 1
+    replay = client.get("/api/games/1/replay").get_json()
+    step = replay["moves"][0]
+    assert step["move"] == "A6<*" and step["before"] == START.to_json()
+    kinds = [s["kind"] for s in step["trace"]["steps"]]
+    assert kinds[0] == "reserve" and kinds.count("drop") == 4  # reserve seed into A6, then A5, A4, A3
+    assert client.get("/games/1").status_code == 200
+    assert client.get("/games/77").status_code == 404
+
+
+def test_exported_record_comments_fall_on_the_pair_of_the_move_remarked() -> None:
+    # A game starting with North to move: its record's first pair is "... <North's move>",
+    # so South's next move opens pair 2, and its remark (the referee's note) goes there;
+    # the record reads back, comments and all
+    from engine import record as records
+    from webui.games import to_record
+    from webui.store import GameStore
+
+    db = GameStore("sqlite://:memory:")
+    start = after("A6<*")
+    game_id = db.create_game(start.to_json(), "S", "N", None)
+    north = start.notation(start.legal_moves[0])
+    mid = after("A6<*", north)
+    south = mid.notation(mid.legal_moves[0])
+    rows = [(north, {"notation": north}, mid.to_json()),
+            (south, {"notation": south, "note": "accepted though 1 view(s) on the way fitted no legal move"},
+             after("A6<*", north, south).to_json())]
+    db.append_moves(game_id, rows, "camera", 0)
+    record = to_record(db.get(game_id))
+    assert record.comments == {2: f"{south}: accepted though 1 view(s) on the way fitted no legal move"}
+    text = records.write_text(record)
+    assert f"1: ... {north};\n" in text and f"2: {south}; {south}: accepted though" in text
+    back, problems = records.read_text(text)
+    assert not problems and [m.text for m in back.moves] == [north, south] and back.comments == record.comments
+
+
+def test_json_export_imports_back(client, recognizer) -> None:
+    post_still(client, recognizer, after("A6<*"))
+    mid = after("A6<*")
+    second = mid.notation(mid.legal_moves[0])
+    post_still(client, recognizer, after("A6<*", second))
+    exported = client.get("/api/games/1/export?format=json").get_data(as_text=True)
+    r = client.post("/api/games/import", data=exported, content_type="application/json")
+    assert r.status_code == 201
+    game = client.get(f"/api/games/{r.get_json()['id']}").get_json()
+    assert [m["move"] for m in game["moves"]] == ["A6<*", second]
+    assert game["moves"][-1]["position"] == after("A6<*", second).to_json()
