@@ -23,11 +23,11 @@ import numpy as np
 from vision.holes import HOLES
 from vision.synth.hand import hand_capsules
 from vision.synth.labels import assign_seeds
+from vision.synth.lighting import add_lights, auto_exposure
+from vision.synth.meshes import N_VARIANTS, board_mesh, capsule_mesh, seed_meshes, to_matrix
 from vision.synth.scene import BoardGeometry, camera_from_params
 
 RESERVES = ("reserve_south", "reserve_north")
-N_VARIANTS = 6
-GRID_STEP = 0.0015  # board heightfield resolution (m)
 
 
 @dataclass
@@ -98,116 +98,6 @@ def _group_centre(group: str, geom: BoardGeometry, piles: dict[str, float]) -> t
     return geom.pit_xy(group)
 
 
-def _board_mesh(bpy: Any, geom: BoardGeometry, step: float = GRID_STEP) -> Any:
-    """Closed board mesh: heightfield top (pits carved) and vertical sides."""
-    nx = int(geom.length / step) + 1
-    ny = int(geom.width / step) + 1
-    xs = np.linspace(-geom.length / 2, geom.length / 2, nx)
-    ys = np.linspace(-geom.width / 2, geom.width / 2, ny)
-    gx, gy = np.meshgrid(xs, ys)
-    gz = geom.surface_height(gx, gy)
-    verts = np.stack([gx, gy, gz], axis=-1).reshape(-1, 3)
-    # the top sheet plus a bottom ring (sides) so the board is closed
-    idx = np.arange(nx * ny).reshape(ny, nx)
-    quads = np.stack([idx[:-1, :-1], idx[:-1, 1:], idx[1:, 1:], idx[1:, :-1]], -1).reshape(-1, 4)
-    ring = np.concatenate([idx[0, :], idx[1:, -1], idx[-1, -2::-1], idx[-2:0:-1, 0]])
-    bottom = verts[ring].copy()
-    bottom[:, 2] = 0.0
-    base = len(verts)
-    verts = np.concatenate([verts, bottom])
-    m = len(ring)
-    side = np.stack([ring, np.roll(ring, -1), base + (np.arange(m) + 1) % m, base + np.arange(m)],
-                    -1)[:, ::-1]
-    quads = np.concatenate([quads, side])
-    me = bpy.data.meshes.new("board")
-    me.vertices.add(len(verts))
-    me.vertices.foreach_set("co", verts.astype(np.float32).ravel())
-    me.loops.add(quads.size)
-    me.loops.foreach_set("vertex_index", quads.astype(np.int32).ravel())
-    me.polygons.add(len(quads))
-    me.polygons.foreach_set("loop_start", np.arange(0, quads.size, 4, dtype=np.int32))
-    me.polygons.foreach_set("loop_total", np.full(len(quads), 4, dtype=np.int32))
-    me.update(calc_edges=True)
-    smooth = np.ones(len(quads), dtype=bool)
-    smooth[-m:] = False
-    me.polygons.foreach_set("use_smooth", smooth)
-    cav = np.sqrt(np.clip((geom.top_z - verts[:, 2]) / geom.pit_depth, 0, 1)).astype(np.float32)
-    cav[base:] = 0.0
-    attr = me.attributes.new("cavity", "FLOAT", "POINT")
-    attr.data.foreach_set("value", cav)
-    # flat bottom
-    me.validate()
-    return me
-
-
-def _seed_meshes(bpy: Any, kind: str, rng: np.random.Generator) -> list[Any]:
-    """Unit-radius seed shapes: icospheres with low-frequency bumps (more for pebbles)."""
-    bm_mod = __import__("bmesh")
-    out = []
-    amp = {"pebble": 0.12, "komwe": 0.03, "brown_seed": 0.02, "pale_bean": 0.02,
-           "glass_gem": 0.01}[kind]
-    for v in range(N_VARIANTS):
-        me = bpy.data.meshes.new(f"seed{v}")
-        bm = bm_mod.new()
-        bm_mod.ops.create_icosphere(bm, subdivisions=3, radius=1.0)
-        bm.to_mesh(me)
-        bm.free()
-        co = np.zeros(len(me.vertices) * 3, dtype=np.float32)
-        me.vertices.foreach_get("co", co)
-        p = co.reshape(-1, 3)
-        k = rng.normal(0, 1, (4, 3))
-        bumps = sum(np.sin(p @ k[i] * 1.7 + i) for i in range(4)) / 4
-        p *= (1 + amp * bumps)[:, None]
-        if kind == "pale_bean":  # kidney dent on one side
-            p[:, 1] -= 0.12 * np.exp(-((p[:, 0] / 0.35) ** 2)) * (p[:, 1] > 0)
-        if kind == "glass_gem":  # a flat underside: the bottom third pressed flat
-            p[:, 2] = np.maximum(p[:, 2], -0.55)
-        me.vertices.foreach_set("co", p.ravel())
-        me.polygons.foreach_set("use_smooth", np.ones(len(me.polygons), dtype=bool))
-        me.update()
-        out.append(me)
-    return out
-
-
-def _capsule_mesh(bpy: Any, name: str, a: np.ndarray, b: np.ndarray, r: float) -> Any:
-    """A capsule mesh object between ``a`` and ``b`` (world coordinates)."""
-    seg, ring = 24, 12
-    verts, faces = [], []
-    half = float(np.linalg.norm(b - a)) / 2
-    for i in range(ring * 2 + 1):
-        th = math.pi * i / (ring * 2)  # 0..pi
-        z = math.cos(th) * r + (half if i <= ring else -half)
-        rr = math.sin(th) * r
-        for j in range(seg):
-            ph = 2 * math.pi * j / seg
-            verts.append((rr * math.cos(ph), rr * math.sin(ph), z))
-    n_rows = ring * 2 + 1
-    for i in range(n_rows - 1):
-        for j in range(seg):
-            faces.append((i * seg + j, i * seg + (j + 1) % seg,
-                          (i + 1) * seg + (j + 1) % seg, (i + 1) * seg + j))
-    me = bpy.data.meshes.new(name)
-    me.from_pydata(verts, [], faces)
-    me.polygons.foreach_set("use_smooth", np.ones(len(me.polygons), dtype=bool))
-    me.update()
-    me.validate()
-    obj = bpy.data.objects.new(name, me)
-    axis = (b - a) / max(np.linalg.norm(b - a), 1e-9)
-    zaxis = np.array([0.0, 0.0, 1.0])
-    v = np.cross(zaxis, axis)
-    c = float(zaxis @ axis)
-    if np.linalg.norm(v) < 1e-9:
-        rot = np.eye(3) if c > 0 else np.diag([1.0, -1.0, -1.0])
-    else:
-        vx = np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
-        rot = np.eye(3) + vx + vx @ vx * (1 / (1 + c))
-    mw = np.eye(4)
-    mw[:3, :3] = rot
-    mw[:3, 3] = (a + b) / 2
-    obj.matrix_world = _mat(mw)
-    return obj
-
-
 @contextmanager
 def quiet() -> Iterator[None]:
     """Silence Blender's own progress lines (written to file descriptor 1) meanwhile."""
@@ -221,112 +111,6 @@ def quiet() -> Iterator[None]:
         os.dup2(saved, 1)
         os.close(saved)
         os.close(devnull)
-
-
-def _mat(m: np.ndarray) -> Any:
-    from mathutils import Matrix
-
-    return Matrix([list(map(float, row)) for row in m])
-
-
-def _blackbody(kelvin: float) -> list[float]:
-    """Approximate sRGB colour of a black body (Tanner Helland's fit), 0..1."""
-    t = kelvin / 100.0
-    r = 1.0 if t <= 66 else min(1.0, 1.2929 * (t - 60) ** -0.1332)
-    g = (0.3901 * math.log(t) - 0.6318) if t <= 66 else 1.1299 * (t - 60) ** -0.0755
-    b = 1.0 if t >= 66 else (0.0 if t <= 19 else 0.5432 * math.log(t - 10) - 1.1962)
-    return [max(0.0, min(1.0, c)) for c in (r, g, b)]
-
-
-def _lights(bpy: Any, scene: Any, lp: dict[str, Any]) -> None:
-    from vision.synth.materials import linear
-
-    world = bpy.data.worlds.new("world")
-    scene.world = world
-    world.use_nodes = True
-    bg = world.node_tree.nodes["Background"]
-    kind = lp["kind"]
-    col = _blackbody(lp["temperature"])
-    az, el = math.radians(lp["azimuth"]), math.radians(lp["elevation"])
-    direction = np.array([math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), math.sin(el)])
-    k = float(lp["strength"])
-    amb = float(lp["ambient"])
-
-    def add(name: str, ltype: str, loc: np.ndarray, energy: float, color: list[float],
-            size: float = 0.0) -> Any:
-        data = bpy.data.lights.new(name, ltype)
-        data.energy = energy
-        data.color = linear(color)[:3]
-        if ltype == "SUN":
-            data.angle = size
-        elif ltype == "AREA":
-            data.shape = "RECTANGLE"
-            data.size, data.size_y = size, size * 1.4
-        else:
-            data.shadow_soft_size = size
-        obj = bpy.data.objects.new(name, data)
-        scene.collection.objects.link(obj)
-        obj.location = tuple(map(float, loc))
-        # aim -z at the origin
-        fwd = -loc / max(np.linalg.norm(loc), 1e-9)
-        right = np.cross(fwd, [0, 0, 1.0])
-        right = right / np.linalg.norm(right) if np.linalg.norm(right) > 1e-6 else np.array([1, 0, 0])
-        up = np.cross(right, fwd)
-        mw = np.eye(4)
-        mw[:3, :3] = np.stack([right, up, -fwd], axis=1)
-        mw[:3, 3] = loc
-        obj.matrix_world = _mat(mw)
-        return obj
-
-    sky = [0.6, 0.7, 0.9]
-    if kind == "sun":
-        add("sun", "SUN", direction * 10, 3.5 * k, col, math.radians(0.5 + 12 * lp["softness"]))
-        bg_col, bg_k = sky, 0.4 + amb
-    elif kind == "lamp":
-        loc = direction * (0.6 + 0.8 * lp["softness"])
-        add("lamp", "POINT", loc, 60 * k * (1 + float(np.linalg.norm(loc)) ** 2),
-            _blackbody(min(lp["temperature"], 4000)), 0.02 + 0.2 * lp["softness"])
-        bg_col, bg_k = _blackbody(3500), 0.05 + 0.3 * amb
-    elif kind == "window":
-        loc = np.array([direction[0], direction[1], 0.0])
-        loc = loc / max(np.linalg.norm(loc), 1e-9) * 2.0 + np.array([0, 0, 0.4 + direction[2]])
-        add("window", "AREA", loc, 900 * k, _blackbody(max(lp["temperature"], 5500)),
-            0.6 + 1.2 * lp["softness"])
-        bg_col, bg_k = [0.9, 0.9, 0.92], 0.1 + 0.4 * amb
-    elif kind == "coloured":
-        add("key", "POINT", direction * 1.0, 120 * k, [0.3 + 0.7 * c for c in lp["hue_a"]],
-            0.05 + 0.2 * lp["softness"])
-        d2 = np.array([-direction[0], -direction[1], direction[2]])
-        add("fill", "POINT", d2 * 1.2, 70 * k, [0.2 + 0.8 * c for c in lp["hue_b"]], 0.2)
-        bg_col, bg_k = [0.3 + 0.7 * c for c in lp["hue_b"]], 0.05 + 0.2 * amb
-    else:  # overcast: sky light only, soft, with a faint broad top light
-        add("top", "AREA", np.array([0.3, -0.2, 2.5]), 300 * k, [1, 1, 1], 2.5)
-        bg_col, bg_k = [0.85, 0.87, 0.9], 0.8 + amb
-    bg.inputs["Color"].default_value = linear(bg_col)
-    bg.inputs["Strength"].default_value = bg_k
-
-
-def _auto_exposure(bpy: Any, scene: Any, sensor: dict[str, Any], probe: Path) -> None:
-    """Meter like a camera: a tiny noisy render, then shift the exposure towards the
-    wanted mean brightness (``sensor['target_brightness']``, display values 0..1)."""
-    import cv2
-
-    cyc = scene.cycles
-    keep = (cyc.samples, cyc.use_denoising, scene.render.resolution_percentage)
-    cyc.samples, cyc.use_denoising, scene.render.resolution_percentage = 4, False, 12
-    for _ in range(2):
-        scene.render.filepath = str(probe)
-        bpy.ops.render.render(write_still=True)
-        img = cv2.imread(str(probe), cv2.IMREAD_GRAYSCALE)
-        if img is None:
-            raise OSError(f"cannot read the metering render {probe}")
-        mean = max(float(img.mean()) / 255.0, 0.01)
-        step = float(np.clip(2.2 * math.log2(sensor["target_brightness"] / mean), -4, 4))
-        scene.view_settings.exposure += step
-        if abs(step) < 0.25:
-            break
-    probe.unlink(missing_ok=True)
-    cyc.samples, cyc.use_denoising, scene.render.resolution_percentage = keep
 
 
 def _drop(objs: list[tuple[Seed, Any]], geom: BoardGeometry, piles: dict[str, float],
@@ -350,7 +134,7 @@ def _drop(objs: list[tuple[Seed, Any]], geom: BoardGeometry, piles: dict[str, fl
         pts = _spawn_points(_group_centre(group, geom, piles), radius, z0, seed_r * 1.15,
                             len(items), rng)
         for (s, obj), p in zip(items, pts, strict=True):
-            obj.matrix_world = _mat(np.eye(4))
+            obj.matrix_world = to_matrix(np.eye(4))
             obj.location = tuple(map(float, p))
             obj.rotation_euler = tuple(map(float, rng.uniform(0, 2 * math.pi, 3)))
             obj.scale = tuple(seed_r * c for c in s.scale)
@@ -462,7 +246,7 @@ def _render_frame(
     scene.render.fps = 24
 
     # board, table
-    board = bpy.data.objects.new("board", _board_mesh(bpy, geom))
+    board = bpy.data.objects.new("board", board_mesh(bpy, geom))
     board.data.materials.append(materials.wood("wood", params["wood"]))
     scene.collection.objects.link(board)
     tme = bpy.data.meshes.new("table")
@@ -485,14 +269,14 @@ def _render_frame(
     cdata.clip_end = 50
     cobj = bpy.data.objects.new("cam", cdata)
     scene.collection.objects.link(cobj)
-    cobj.matrix_world = _mat(cam.matrix_world())
+    cobj.matrix_world = to_matrix(cam.matrix_world())
     scene.camera = cobj
-    _lights(bpy, scene, params["light"])
+    add_lights(bpy, scene, params["light"])
 
     # seeds
     sp = params["seeds"]
     seed_r = sp["diameter"] / 2
-    meshes = _seed_meshes(bpy, sp["kind"], np.random.default_rng(params["physics_seed"]))
+    meshes = seed_meshes(bpy, sp["kind"], np.random.default_rng(params["physics_seed"]))
     smat = materials.seed("seed", sp)
     for me in meshes:
         me.materials.append(smat)
@@ -519,14 +303,14 @@ def _render_frame(
         scene.collection.objects.link(obj)
         (objs_new if s.matrix is None else objs_fixed).append((s, obj))
     for s, obj in objs_fixed:
-        obj.matrix_world = _mat(np.array(s.matrix))
+        obj.matrix_world = to_matrix(np.array(s.matrix))
     # drop the fresh seeds and let them settle; with exact_tries > 1, seeds that
     # ended anywhere but their own group are picked up and dropped again onto it
     # (the well-placed ones stay, as a player would put a stray seed back)
     t_sim = time.monotonic()
     proxy = None
     if objs_new:
-        proxy = bpy.data.objects.new("board_proxy", _board_mesh(bpy, geom, 0.003))
+        proxy = bpy.data.objects.new("board_proxy", board_mesh(bpy, geom, 0.003))
         scene.collection.objects.link(proxy)
     active, resting = list(objs_new), list(objs_fixed)
     for attempt in range(max(1, exact_tries) if objs_new else 0):
@@ -542,7 +326,7 @@ def _render_frame(
         bpy.ops.rigidbody.world_remove()
         scene.frame_set(1)
         for (s, o), m in zip(active, finals, strict=True):
-            o.matrix_world = _mat(m)
+            o.matrix_world = to_matrix(m)
             s.matrix = [[round(float(v), 6) for v in row] for row in m]
         where_new = assign_seeds(geom, np.array([m[:3, 3] for m in finals]),
                                  np.full(len(finals), seed_r))
@@ -579,13 +363,13 @@ def _render_frame(
         skin = materials.plain("skin", hand["skin"], 0.45, subsurface=0.0)
         sleeve = materials.plain("sleeve", hand["sleeve"], 0.85)
         for name, (a, b, r) in hand_capsules(geom, hand):
-            obj = _capsule_mesh(bpy, name, a, b, r)
+            obj = capsule_mesh(bpy, name, a, b, r)
             obj.data.materials.append(skin)
             scene.collection.objects.link(obj)
             if name == "forearm":  # sleeve over the far part of the forearm
                 t0 = float(hand["sleeve_at"])
                 sa = a + (b - a) * t0
-                sl = _capsule_mesh(bpy, "sleeve", sa, b, r * 1.35)
+                sl = capsule_mesh(bpy, "sleeve", sa, b, r * 1.35)
                 sl.data.materials.append(sleeve)
                 scene.collection.objects.link(sl)
             if name == "upper_arm":
@@ -602,7 +386,7 @@ def _render_frame(
     t_render = time.monotonic()
     if render:
         scene.render.use_persistent_data = True
-        _auto_exposure(bpy, scene, params["sensor"], Path(str(out_png) + ".probe.png"))
+        auto_exposure(bpy, scene, params["sensor"], Path(str(out_png) + ".probe.png"))
         cyc.samples = samples
         scene.render.filepath = str(out_png)
         bpy.ops.render.render(write_still=True)
