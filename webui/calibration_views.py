@@ -16,7 +16,7 @@ import numpy as np
 from flask import Blueprint, Flask, Response, current_app, jsonify, render_template, request
 
 from webui.board_image import encode_jpeg
-from webui.errors import ApiError
+from webui.errors import ApiError, json_object
 from webui.live import LiveReferee
 
 bp = Blueprint("calibration", __name__)
@@ -128,9 +128,7 @@ def _corners(value: Any) -> list[list[float]]:
 @bp.post("/api/calibration")
 def save() -> tuple[Response, int]:
     """``{"name", "south_side", "corners"}``: build the profile from the captured frame and use it."""
-    data = request.get_json(silent=True)
-    if not isinstance(data, dict):
-        raise ApiError("expected a JSON object with name, south_side and corners")
+    data = json_object()
     name = str(data.get("name") or "default")
     if not NAME_RE.match(name):
         raise ApiError(f"profile name {name!r}: use 1-40 letters, digits, '-' or '_' (starting with a letter or digit)")
@@ -152,7 +150,7 @@ def save() -> tuple[Response, int]:
 
 @bp.post("/api/calibration/use")
 def use() -> Response:
-    data = request.get_json(silent=True) or {}
+    data = json_object()
     from calibration import profile_path
 
     name = str(data.get("name", ""))

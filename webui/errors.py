@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.http import HTTP_STATUS_CODES
@@ -14,6 +16,18 @@ class ApiError(Exception):
         super().__init__(message)
         self.message = message
         self.status = status
+
+
+def json_object(required: bool = True) -> dict[str, Any]:
+    """The request body's JSON object. With ``required`` False, a request with no body is
+    ``{}``; any body that is no JSON object (not JSON, a list, a number...) is an
+    :class:`ApiError` (400)."""
+    if not required and not request.get_data():
+        return {}
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        raise ApiError("expected a JSON object in the request body (Content-Type: application/json)")
+    return data
 
 
 def json_error(status: int, name: str, message: str) -> tuple[Response, int]:

@@ -14,9 +14,9 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from flask import Blueprint, Response, current_app, jsonify, request
+from flask import Blueprint, Response, current_app, jsonify
 
-from webui.errors import ApiError
+from webui.errors import ApiError, json_object
 from webui.live import LiveReferee
 
 bp = Blueprint("hint", __name__)
@@ -75,9 +75,7 @@ def hint() -> Response:
     Answers ``{"move", "hole", "direction", "evaluation", "proven", "pv", "depth",
     "nodes", "time_s", "trace"}``; 409 when the game is over, 503 when the search failed.
     """
-    data = request.get_json(silent=True) or {}
-    if not isinstance(data, dict):
-        raise ApiError("expected a JSON object")
+    data = json_object(required=False)
     limit = data.get("time_limit", current_app.config["HINT_SECONDS"])
     if isinstance(limit, bool) or not isinstance(limit, int | float) or not 0 < limit <= MAX_HINT_SECONDS:
         raise ApiError(f"time_limit must be a number of seconds in (0, {MAX_HINT_SECONDS}], got {limit!r}")

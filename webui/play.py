@@ -10,7 +10,7 @@ import numpy as np
 from flask import Blueprint, Flask, Response, current_app, jsonify, render_template, request
 
 from webui.board_image import encode_jpeg
-from webui.errors import ApiError
+from webui.errors import ApiError, json_object
 from webui.live import LiveReferee, StaleRequest
 from webui.sources import Frame, GameSequenceSource, open_source
 
@@ -21,13 +21,6 @@ IMAGE_TYPES = ("image/jpeg", "image/png", "image/webp", "image/bmp")
 
 def live() -> LiveReferee:
     return current_app.extensions["bao_live"]
-
-
-def json_body() -> dict[str, Any]:
-    data = request.get_json(silent=True)
-    if not isinstance(data, dict):
-        raise ApiError("expected a JSON object in the request body (Content-Type: application/json)")
-    return data
 
 
 @bp.get("/")
@@ -109,7 +102,7 @@ def asked_at(body: dict[str, Any]) -> dict[str, int | None]:
 
 @bp.post("/api/live/correct")
 def correct() -> Response:
-    body = json_body()
+    body = json_object()
     counts = body.get("counts")
     if not isinstance(counts, dict) or not counts:
         raise ApiError('give {"counts": {"A1": 3, ...}} with the pits to correct')
@@ -125,7 +118,7 @@ def correct() -> Response:
 
 @bp.post("/api/live/confirm")
 def confirm() -> Response:
-    body = json_body()
+    body = json_object()
     moves = body.get("moves")
     if isinstance(moves, str):
         moves = moves.split()
@@ -144,9 +137,9 @@ def confirm() -> Response:
 @bp.post("/api/live/undo")
 def undo() -> Response:
     referee = live()
-    body = request.get_json(silent=True)
+    body = json_object(required=False)
     try:
-        referee.undo(**(asked_at(body) if isinstance(body, dict) else {}))
+        referee.undo(**asked_at(body))
     except ValueError as exc:
         raise ApiError(str(exc), 409) from exc
     return jsonify(referee.summary())
@@ -154,9 +147,7 @@ def undo() -> Response:
 
 @bp.post("/api/live/new")
 def new_game() -> tuple[Response, int]:
-    data = request.get_json(silent=True) or {}
-    if not isinstance(data, dict):
-        raise ApiError("expected a JSON object")
+    data = json_object(required=False)
     referee = live()
     try:
         referee.new_game(
@@ -171,7 +162,7 @@ def new_game() -> tuple[Response, int]:
 
 @bp.post("/api/live/settings")
 def settings() -> Response:
-    data = json_body()
+    data = json_object()
     referee = live()
     side = data.get("south_side")
     if side is not None:
@@ -185,7 +176,7 @@ def settings() -> Response:
 @bp.post("/api/live/source")
 def set_source() -> Response:
     """Switch the frame source: ``{"kind": "browser"}``, ``{"kind": "camera", "index": 0}``, ``{"kind": "demo"}``."""
-    data = json_body()
+    data = json_object()
     kind = data.get("kind")
     referee = live()
     if kind == "browser":

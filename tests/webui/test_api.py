@@ -226,6 +226,25 @@ def test_bad_corrections_are_json_errors(client) -> None:
     assert client.get("/api/live").get_json()["ply"] == 0
 
 
+@pytest.mark.parametrize("url", ["/api/live/new", "/api/live/undo", "/api/hint", "/api/live/settings",
+                                 "/api/live/confirm", "/api/live/correct", "/api/calibration/use"])
+@pytest.mark.parametrize("body", ["[1, 2]", '"A6<*"', "7", "null", "not json"])
+def test_a_body_that_is_no_json_object_is_a_json_error_naming_it(client, url: str, body: str) -> None:
+    # each endpoint whose body is a JSON object says so, whatever came instead, and
+    # changes nothing (before, /api/calibration/use failed on a list with a server error)
+    r = client.post(url, data=body, content_type="application/json")
+    assert r.status_code == 400
+    assert "expected a JSON object" in r.get_json()["error"]["message"]
+    assert client.get("/api/live").get_json()["ply"] == 0
+
+
+def test_endpoints_whose_body_is_optional_take_none(client, recognizer) -> None:
+    post_still(client, recognizer, after("A6<*"))
+    assert client.post("/api/live/undo").status_code == 200  # no body: take back the last move
+    assert client.get("/api/live").get_json()["ply"] == 0
+    assert client.post("/api/live/new").status_code == 201  # no body: a game from the start
+
+
 def test_bad_frames_are_rejected_without_effect(make_app, recognizer) -> None:
     app = make_app(MAX_CONTENT_LENGTH=20_000, MAX_FRAME_PIXELS=200 * 200)
     client = app.test_client()
