@@ -56,9 +56,34 @@ def demo_game() -> Path:
     raise OSError("no sample_images/games folder with a rendered game (run from the repository)")
 
 
+def check_address(host: str, port: int) -> None:
+    """Fail early, naming the address, when the page cannot be served on ``host:port``: a
+    port out of range (the server would quietly take it modulo 65536), a host that does
+    not resolve, or an address in use by another program."""
+    import errno
+    import socket
+
+    if not 0 < port < 65536:
+        raise ValueError(f"--port must be 1-65535, got {port}")
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except socket.gaierror as exc:
+        raise ValueError(f"--host {host!r} is no address to listen on: {exc.strerror}") from None
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server does
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            hint = {errno.EADDRINUSE: "another program uses it: stop it or give another --port",
+                    errno.EACCES: "this port needs privileges: give one over 1023",
+                    errno.EADDRNOTAVAIL: "--host must be an address of this machine"}.get(exc.errno or 0, "")
+            raise OSError(f"cannot serve on {host}:{port}: {exc.strerror}" + (f"; {hint}" if hint else "")) from None
+
+
 def run_serve(args: argparse.Namespace) -> int:
     from webui.app import create_app
 
+    check_address(args.host, args.port)
     config: dict[str, Any] = {}
     if args.database:
         config["DATABASE"] = args.database
