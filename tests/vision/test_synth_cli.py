@@ -35,6 +35,8 @@ from webui.cli import main
          "--size: size must be a width and a height in pixels"),
         (["render-game", "--out", "x", "--moves", "0"], "--moves must be positive"),
         (["render-game", "--out", "x", "--hand-every", "-2"], "--hand-every must be >= 0"),
+        (["render", "--count", "1", "--out", "x", "--threads", "-1"], "--threads must be >= 0"),
+        (["render-game", "--out", "x", "--threads", "-2"], "--threads must be >= 0"),
         (["render-visibility", "no/such/folder"], "no/such/folder: not a label file"),
     ],
 )

@@ -118,6 +118,11 @@ def _positive(value: int, what: str) -> None:
         raise CommandError(f"{what} must be positive, got {value}")
 
 
+def _threads(value: int) -> None:
+    if value < 0:
+        raise CommandError(f"--threads must be >= 0 (0: all cores), got {value}")
+
+
 def _scale(value: int | None) -> None:
     if value is not None and not 10 <= value <= 100:
         raise CommandError(f"--scale must be a percentage from 10 to 100, got {value}")
@@ -131,6 +136,7 @@ def _pair(values: list[float] | None) -> tuple[float, float] | None:
 def _render(args: argparse.Namespace) -> int:
     _positive(args.count, "--count")
     _positive(args.samples, "--samples")
+    _threads(args.threads)
     _scale(args.scale)
     if args.start < 0:
         raise CommandError(f"--start must be >= 0, got {args.start}")
@@ -211,6 +217,7 @@ def _render_game(args: argparse.Namespace) -> int:
     _scale(args.scale)
     if args.hand_every < 0:
         raise CommandError(f"--hand-every must be >= 0, got {args.hand_every}")
+    _threads(args.threads)
     _need_bpy()
     from vision.synth.game import plan_game, render_game
 
