@@ -55,6 +55,12 @@ class FrameSource(ABC):
     """A stream of frames; ``read`` blocks until the next frame (real-time sources)."""
 
     kind: str = "source"
+    skipped: list[str]
+    """What the source passed over, oldest first: one line for each frame it could not
+    read (a still that is no image), for the referee to report; the game goes on."""
+
+    def __init__(self) -> None:
+        self.skipped = []
 
     @abstractmethod
     def read(self) -> Frame | None:
@@ -73,6 +79,7 @@ class CameraSource(FrameSource):
     kind = "camera"
 
     def __init__(self, index: int = 0) -> None:
+        super().__init__()
         self.index = index
         self._cap = cv2.VideoCapture(index)
         if not self._cap.isOpened():
@@ -98,6 +105,7 @@ class VideoFileSource(FrameSource):
     kind = "video"
 
     def __init__(self, path: str | Path, realtime: bool = False) -> None:
+        super().__init__()
         self.path = Path(path)
         self._cap = cv2.VideoCapture(str(self.path))
         if not self._cap.isOpened():
@@ -140,6 +148,7 @@ class StillsSource(FrameSource):
     kind = "stills"
 
     def __init__(self, folder: str | Path) -> None:
+        super().__init__()
         self.folder = Path(folder)
         self.files = sorted(p for p in self.folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
         if not self.files:
@@ -147,11 +156,16 @@ class StillsSource(FrameSource):
         self._i = 0
 
     def read(self) -> Frame | None:
-        if self._i >= len(self.files):
-            return None
-        path = self.files[self._i]
-        self._i += 1
-        return Frame(read_image(path), float(self._i), still=True, name=path.name)
+        """The next still that reads as an image; one that does not (a broken file) is
+        passed over and named in :attr:`skipped`."""
+        while self._i < len(self.files):
+            path = self.files[self._i]
+            self._i += 1
+            try:
+                return Frame(read_image(path), float(self._i), still=True, name=path.name)
+            except OSError as exc:
+                self.skipped.append(f"{path.name}: skipped: {exc}")
+        return None
 
     def describe(self) -> dict[str, Any]:
         return {"kind": self.kind, "path": str(self.folder), "frames": len(self.files)}
@@ -178,6 +192,7 @@ class GameSequenceSource(FrameSource):
         moving_hold: float = 0.4,
         realtime: bool = True,
     ) -> None:
+        super().__init__()
         self.folder = Path(folder)
         manifest = self.folder / "game.json"
         try:

@@ -6,6 +6,7 @@ import json
 import time
 
 import cv2
+import numpy as np
 import pytest
 
 from engine import Position
@@ -54,6 +55,22 @@ def test_demo_replays_the_game_and_logs_every_move(make_app, game_folder) -> Non
     assert client.post("/api/live/source", json={"kind": "browser"}).status_code == 200
 
 
+
+def test_a_broken_still_does_not_stop_the_page_reading_a_folder(make_app, game_folder) -> None:
+    # the page's own source thread reads a folder of stills (``--source DIR``): a file that
+    # is no image among them is passed over, the stills after it still refereed
+    folder, moves = game_folder
+    (folder / "frame_004b.png").write_bytes(b"\x89PNG broken")
+    app = make_app(SOURCE=str(folder))
+    live = app.extensions["bao_live"]
+    deadline = time.monotonic() + 30
+    while live.source_info.get("running") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert live.source.skipped == ["frame_004b.png: skipped: cannot read image " + repr(str(folder / "frame_004b.png"))]
+    state = app.test_client().get("/api/live").get_json()
+    assert state["source"]["ended"] is True
+    assert [m["move"] for m in state["moves"]] == moves
+
 def test_demo_start_logs_one_game_not_an_empty_one_beside_it(make_app, game_folder) -> None:
     folder, _ = game_folder
     app = make_app(SOURCE=f"demo:{folder}", DEMO_REALTIME=False, DEMO_CALIBRATE=False)
@@ -72,6 +89,22 @@ def test_sequence_source_holds_frames_and_hides_labels(game_folder) -> None:
     assert frames[1].t - frames[0].t == pytest.approx(0.2)
     assert src.south_side == "bottom"
 
+
+
+def test_stills_that_are_no_image_are_passed_over_and_named(tmp_path) -> None:
+    folder = tmp_path / "stills"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "a.png"), np.zeros((20, 30, 3), np.uint8))
+    (folder / "b.jpg").write_bytes(b"")
+    (folder / "c.png").write_bytes(b"\x89PNG broken")
+    cv2.imwrite(str(folder / "d.png"), np.full((20, 30, 3), 9, np.uint8))
+    src = StillsSource(folder)
+    names = []
+    while (frame := src.read()) is not None:
+        names.append(frame.name)
+    assert names == ["a.png", "d.png"]
+    assert [line.split(":")[0] for line in src.skipped] == ["b.jpg", "c.png"]
+    assert all("cannot read image" in line for line in src.skipped)
 
 def test_open_source_kinds(game_folder, tmp_path) -> None:
     folder, _ = game_folder

@@ -37,6 +37,16 @@ def test_referee_prints_the_record(stills, capsys) -> None:
     assert lines[0].startswith("1. ") and "legal" in lines[0]
 
 
+
+def test_a_still_that_is_no_image_is_skipped_and_the_game_goes_on(stills, capsys) -> None:
+    # a broken file among the stills (before: "cannot read image", exit 2, no record)
+    folder, played, _ = stills
+    (folder / "002b.jpg").write_bytes(b"not an image")
+    assert main(["referee", str(folder), "--south", "bottom"]) == 0
+    out, err = capsys.readouterr()
+    assert [line.split()[1] for line in out.splitlines()] == played
+    assert "002b.jpg: skipped: cannot read image" in err
+
 def test_referee_json(stills, capsys) -> None:
     folder, played, final = stills
     assert main(["referee", str(folder), "--south", "bottom", "--json"]) == 0
@@ -66,6 +76,10 @@ def test_referee_stopped_by_ctrl_c_prints_the_record_so_far(stills, monkeypatch,
 
         def close(self) -> None:
             self.inner.close()
+
+        @property
+        def skipped(self) -> list[str]:
+            return self.inner.skipped
 
     monkeypatch.setattr(webui.sources, "open_source", Interrupted)
     assert main(["referee", str(folder), "--south", "bottom"]) == 0
