@@ -448,14 +448,12 @@ class LiveReferee(VerdictMixin):
         stop = self._stop
 
         def run() -> None:
-            reported = 0  # of source.skipped
             try:
                 while not stop.is_set():
                     frame = source.read()
-                    if len(source.skipped) > reported:
-                        reported = len(source.skipped)
+                    for line in source.new_skips():
                         with self.lock:  # a still that is no image: said on the page, the game goes on
-                            self.problem = source.skipped[-1]
+                            self.problem = line
                     if frame is None:
                         break
                     try:

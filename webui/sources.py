@@ -61,6 +61,12 @@ class FrameSource(ABC):
 
     def __init__(self) -> None:
         self.skipped = []
+        self._told = 0  # of skipped, handed out by new_skips
+
+    def new_skips(self) -> list[str]:
+        """The lines of :attr:`skipped` added since the last call, to report once each."""
+        fresh, self._told = self.skipped[self._told:], len(self.skipped)
+        return fresh
 
     @abstractmethod
     def read(self) -> Frame | None:

@@ -77,9 +77,8 @@ def test_referee_stopped_by_ctrl_c_prints_the_record_so_far(stills, monkeypatch,
         def close(self) -> None:
             self.inner.close()
 
-        @property
-        def skipped(self) -> list[str]:
-            return self.inner.skipped
+        def new_skips(self) -> list[str]:
+            return self.inner.new_skips()
 
     monkeypatch.setattr(webui.sources, "open_source", Interrupted)
     assert main(["referee", str(folder), "--south", "bottom"]) == 0

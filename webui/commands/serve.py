@@ -150,14 +150,12 @@ def run_referee(args: argparse.Namespace) -> int:
         live.profile = load_profile(args.calibration)
     game_id = live.new_game(start=start)
     told_at = None
-    reported = 0  # of source.skipped
     stopped = False
     try:
         while True:
             frame = source.read()
-            for line in source.skipped[reported:]:  # stills that are no image: the game goes on
+            for line in source.new_skips():  # stills that are no image: the game goes on
                 print(f"bao referee: {line}", file=sys.stderr)
-            reported = len(source.skipped)
             if frame is None:
                 break
             try:
