@@ -76,7 +76,12 @@ def load_weights(path: str | Path | None = None) -> dict[str, float]:
     p = WEIGHTS_PATH if path is None else Path(path)
     if path is None and not p.exists():
         return dict(DEFAULT_WEIGHTS)
-    data = json.loads(p.read_text())
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"cannot read the weights file {str(p)!r}: {getattr(exc, 'strerror', None) or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{p}: not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
     weights = data.get("weights", data) if isinstance(data, dict) else None
     if not isinstance(weights, dict):
         raise ValueError(f"{p}: expected a JSON object with a 'weights' object")

@@ -119,6 +119,8 @@ def make_player(spec: str, seed: int = 0) -> Player:
     weights = None
     if "@" in text:
         text, weights_path = text.split("@", 1)
+        if not weights_path.strip():
+            raise ValueError(f"player {spec!r}: name the weights file after '@' (ai@WEIGHTS.json)")
         from engine.evaluate import load_weights
 
         weights = load_weights(Path(weights_path))

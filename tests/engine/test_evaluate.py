@@ -105,6 +105,12 @@ def test_weights_file_is_checked(tmp_path):
     path.write_text(json.dumps({"weights": {"material": 1.5}}))
     w = ev.load_weights(path)
     assert w["material"] == 1.5 and w["front"] == 0.0 and set(w) == set(ev.FEATURES)
+    # a file that is no JSON, or none at all, is a ValueError naming it
+    path.write_text("weights: material 1")
+    with pytest.raises(ValueError, match=r"w\.json: not JSON \(.* line 1, column 1\)"):
+        ev.load_weights(path)
+    with pytest.raises(ValueError, match="cannot read the weights file .*missing.json"):
+        ev.load_weights(tmp_path / "missing.json")
 
 
 def test_shipped_weights_load_and_value_material():

@@ -46,8 +46,10 @@ def test_make_player_forms():
     ai = make_player("ai:n4000")
     assert isinstance(ai, SearchPlayer) and ai.node_limit == 4000 and ai.time_limit is None
     for bad in ("ai:0", "ai:n-5", "ai:fast", "human", "random@nothing.json"):
-        with pytest.raises((ValueError, OSError)):
+        with pytest.raises(ValueError):
             make_player(bad)
+    with pytest.raises(ValueError, match="name the weights file after '@'"):
+        make_player("ai@")
 
 
 def test_random_openings_are_legal_and_do_not_end_the_game():
