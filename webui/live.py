@@ -452,8 +452,12 @@ class LiveReferee(VerdictMixin):
                 while not stop.is_set():
                     frame = source.read()
                     for line in source.new_skips():
-                        with self.lock:  # a still that is no image: said on the page, the game goes on
+                        # a still that is no image: said on the page and kept in the source's
+                        # state (the next frame's reading replaces the problem); the game goes on
+                        with self.lock:
                             self.problem = line
+                            self.source_info = self.source_info | {
+                                "skipped": [*self.source_info.get("skipped", []), line]}
                     if frame is None:
                         break
                     try:
