@@ -81,6 +81,9 @@ class BoardProfile:
         aspect = obj.get("aspect", 2.345)
         if not (isinstance(aspect, int | float) and 1.0 < aspect < 5.0):
             raise ProfileError(f"aspect must be a number between 1 and 5, got {aspect!r}")
+        score = obj.get("grid_score", 0.0)
+        if isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score):
+            raise ProfileError(f"grid_score must be a number, got {score!r}")
         return cls(
             image_size=(int(size[0]), int(size[1])),
             corners_px=[[float(x), float(y)] for x, y in corners],
@@ -88,7 +91,7 @@ class BoardProfile:
             pit_centers_px={n: [float(x), float(y)] for n, (x, y) in pits.items()},
             aspect=float(aspect),
             seed_look=look,
-            grid_score=float(obj.get("grid_score", 0.0)),
+            grid_score=float(score),
             camera=str(obj.get("camera", "")),
         )
 

@@ -100,6 +100,10 @@ def test_manual_corners_may_be_given_in_any_order(start_scene) -> None:
         ({"image_size": [640, 360], "corners_px": [[0, 0]] * 4, "south_side": "north"}, "south_side"),
         ({"image_size": [640, 360], "corners_px": [[0, 0]] * 4, "south_side": "top",
           "pit_centers_px": {"Z9": [1, 2]}}, "pit_centers_px"),
+        ({"image_size": [640, 360], "corners_px": [[0, 0]] * 4, "south_side": "top",
+          "grid_score": {"a": 1}}, "grid_score"),
+        ({"image_size": [640, 360], "corners_px": [[0, 0]] * 4, "south_side": "top",
+          "grid_score": "x"}, "grid_score"),
     ],
 )
 def test_malformed_profiles_name_the_field(obj: dict, field: str) -> None:
