@@ -451,13 +451,12 @@ class LiveReferee(VerdictMixin):
             try:
                 while not stop.is_set():
                     frame = source.read()
-                    for line in source.new_skips():
-                        # a still that is no image: said on the page and kept in the source's
+                    if source.new_skips():
+                        # a still that is no image: said on the page and listed in the source's
                         # state (the next frame's reading replaces the problem); the game goes on
                         with self.lock:
-                            self.problem = line
-                            self.source_info = self.source_info | {
-                                "skipped": [*self.source_info.get("skipped", []), line]}
+                            self.problem = source.skipped[-1]
+                            self.source_info = self.source_info | {"skipped": list(source.skipped)}
                     if frame is None:
                         break
                     try:
