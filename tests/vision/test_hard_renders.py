@@ -6,7 +6,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
-from samples import corner_error, corner_errors, grid_changed, hard_sample, pit_offsets
+from samples import HARD, corner_error, corner_errors, grid_changed, hard_sample, pit_offsets
 
 from vision.errors import BoardNotFound
 from vision.holes import HOLES, flatten
@@ -176,11 +176,9 @@ def test_a_board_read_off_its_pits_by_a_later_outline_is_read_where_two_starts_a
 def test_a_brick_table_without_a_board_is_no_board() -> None:
     # sample_images/hard/bare_257_0014.jpg: a table of bricks and no board, the one bare
     # table of 169 that gave a board (a 0.51 lattice on an outline beyond the frame)
-    from pathlib import Path
-
     from vision.locate import locate_board
 
-    image = cv2.imread(str(Path(__file__).resolve().parents[2] / "sample_images" / "hard" / "bare_257_0014.jpg"))
+    image = cv2.imread(str(HARD / "bare_257_0014.jpg"))  # (a bare table: no label beside it)
     assert image is not None
     with pytest.raises(BoardNotFound):
         locate_board(image)
