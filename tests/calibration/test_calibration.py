@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "vision"))
 from drawn import count_drawn_pits, default_corners, draw_scene  # noqa: E402
-from samples import hard_sample, pit_offsets  # noqa: E402
+from samples import GAMES, hard_sample, pit_offsets  # noqa: E402
 
 from calibration import calibrate_from_start, list_profiles, load_profile, save_profile  # noqa: E402
 from vision.errors import BoardNotFound  # noqa: E402
@@ -256,7 +256,7 @@ def test_a_calibration_under_a_lamp_reads_its_own_start_position() -> None:
     from vision.config import DEFAULT
     from vision.io import read_image
 
-    frame = Path(__file__).resolve().parents[2] / "sample_images" / "games" / "game_04" / "frame_000.jpg"
+    frame = GAMES / "game_04" / "frame_000.jpg"
     south = json.loads(frame.with_suffix(".json").read_text())["south_side"]
     image = read_image(str(frame))
     prof = calibrate_from_start(image, south=south)
@@ -304,7 +304,7 @@ def test_a_pit_read_surely_wrong_is_read_right_when_read_again() -> None:
     from vision.io import read_image
     from vision.pipeline import read_again
 
-    folder = Path(__file__).resolve().parents[2] / "sample_images" / "games" / "game_05"
+    folder = GAMES / "game_05"
     south = json.loads((folder / "frame_000.json").read_text())["south_side"]
     prof = calibrate_from_start(read_image(str(folder / "frame_000.jpg")), south=south)
     label = json.loads((folder / "frame_017.json").read_text())["position"]

@@ -1,5 +1,6 @@
-"""The renders kept in ``sample_images/hard/`` (each showed a rule of the board pipeline),
-and how far a reading's corners and pits lie from their labels."""
+"""Where the committed renders lie (``sample_images/``: the singles, the games and the
+hard renders, each of which showed a rule of the board pipeline), and how far a
+reading's corners and pits lie from their labels."""
 
 from __future__ import annotations
 
@@ -12,7 +13,10 @@ import numpy as np
 
 from vision.holes import HOLES
 
-HARD = Path(__file__).resolve().parents[2] / "sample_images" / "hard"
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_images"
+SINGLES = SAMPLES / "singles"
+GAMES = SAMPLES / "games"
+HARD = SAMPLES / "hard"
 
 
 def hard_sample(name: str) -> tuple[np.ndarray, dict]:

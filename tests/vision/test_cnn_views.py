@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from drawn_pit import drawn_pit
+from samples import SINGLES
 
 from vision.cnn import BROAD_MODEL_PATH, MODEL_PATH, CountNet, _conv3, views_of
 from vision.count import count_pit, count_pits
@@ -142,7 +143,7 @@ def _sample_single(folder: Path) -> tuple[dict, dict[str, int], set[str]]:
 
     from vision.count_data import label_counts
 
-    src = Path(__file__).resolve().parents[2] / "sample_images" / "singles"
+    src = SINGLES
     for ext in ("jpg", "json"):
         shutil.copy(src / f"synth_1_0003.{ext}", folder / f"synth_1_0003.{ext}")
     label = json.loads((folder / "synth_1_0003.json").read_text())

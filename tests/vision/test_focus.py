@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import cv2
 import numpy as np
 import pytest
 from drawn import default_corners, draw_scene
+from samples import SINGLES
 from skimage.measure import blur_effect as skimage_blur_effect
 
 from vision.focus import blur_effect, crops_blur, soften
 from vision.holes import START_COUNTS, flatten
 
-SAMPLE = Path(__file__).resolve().parents[2] / "sample_images" / "singles" / "synth_1_0003.jpg"
+SAMPLE = SINGLES / "synth_1_0003.jpg"
 
 
 @pytest.mark.parametrize("sigma", [0.0, 1.5, 4.0])

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from drawn import count_drawn_pits, default_corners, draw_scene, occlude, spread_counts
 from drawn_pit import finger_over
-from samples import grid_changed, hard_sample, pit_offsets
+from samples import GAMES, grid_changed, hard_sample, pit_offsets
 
 from vision.config import DEFAULT
 from vision.errors import BoardNotFound
@@ -68,11 +68,10 @@ def test_a_board_lit_from_one_end_shows_no_hand_over_its_far_end(frame: str) -> 
     # Against their nearest surely empty pits they are not; no pit is wrongly named
     import json
     from dataclasses import replace
-    from pathlib import Path
 
     from vision.config import DEFAULT
 
-    path = Path(__file__).resolve().parents[2] / "sample_images" / "games" / "game_03" / f"{frame}.jpg"
+    path = GAMES / "game_03" / f"{frame}.jpg"
     image = cv2.imread(str(path))
     label = json.loads(path.with_suffix(".json").read_text())
     assert not label["hand_over_board"]

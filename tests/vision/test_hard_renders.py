@@ -6,7 +6,15 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
-from samples import HARD, corner_error, corner_errors, grid_changed, hard_sample, pit_offsets
+from samples import (
+    HARD,
+    SINGLES,
+    corner_error,
+    corner_errors,
+    grid_changed,
+    hard_sample,
+    pit_offsets,
+)
 
 from vision.errors import BoardNotFound
 from vision.holes import HOLES, flatten
@@ -163,11 +171,10 @@ def test_a_board_read_off_its_pits_by_a_later_outline_is_read_where_two_starts_a
     # the board and was taken (its worst corner 133 px off). Now the two agreeing fits end
     # the search, the pit scan's (0.96) taken: 22 px
     import json
-    from pathlib import Path
 
     from vision.locate import locate_board
 
-    path = Path(__file__).resolve().parents[2] / "sample_images" / "singles" / "synth_1_0066.jpg"
+    path = SINGLES / "synth_1_0066.jpg"
     label = json.loads(path.with_suffix(".json").read_text())
     found = locate_board(cv2.imread(str(path)))
     assert corner_error(found.corners, np.asarray(label["corners_px"])) < 40

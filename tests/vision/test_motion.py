@@ -5,6 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+from samples import GAMES
 
 from vision.motion import MotionConfig, SettleDetector
 
@@ -80,9 +81,8 @@ def test_small_seeds_sown_into_a_pale_board_are_read_again() -> None:
     grey levels the views differed on 0.0002-0.00037 of the board, under detail_fraction,
     and neither move was read."""
     import json
-    from pathlib import Path
 
-    game = Path(__file__).resolve().parents[2] / "sample_images" / "games" / "game_05"
+    game = GAMES / "game_05"
     views = [cv2.imread(str(game / f"frame_{k:03d}.jpg")) for k in (10, 11, 12)]
     for old in (False, True):
         det = SettleDetector(MotionConfig(settle_seconds=0.5, **({"detail_threshold": 40} if old else {})))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from drawn import default_corners, draw_scene
+from samples import SINGLES
 
 from vision.config import DEFAULT
 from vision.holes import HOLES, START_COUNTS
@@ -257,12 +258,11 @@ def test_pits_cut_away_by_the_image_border_do_not_count_against_the_block() -> N
     # in the image, but the pit lattice's 8 x 4 window holds the cut column too, and
     # its cells beyond the border have no candidates. Counted against the block, those
     # made it too sparse to be a board at all (nothing named).
-    from pathlib import Path
 
     import cv2
 
     from vision.pit_scan import off_image
 
-    image = cv2.imread(str(Path(__file__).resolve().parents[2] / "sample_images" / "singles" / "synth_1_0009.jpg"))
+    image = cv2.imread(str(SINGLES / "synth_1_0009.jpg"))
     found = off_image(image[:, image.shape[1] // 4:])
     assert found is not None and found[0] == ["left"]

@@ -8,6 +8,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from samples import SINGLES
 
 from vision.holes import HOLES
 
@@ -117,7 +118,7 @@ def test_visibility_is_added_to_an_earlier_render_only_when_its_seeds_settle_the
     from vision.count_data import label_counts
     from vision.synth.generate import add_visibility
 
-    src = Path(__file__).resolve().parents[2] / "sample_images" / "singles"
+    src = SINGLES
     for ext in ("jpg", "json"):
         shutil.copy(src / f"synth_1_0003.{ext}", tmp_path / f"synth_1_0003.{ext}")
     lp = tmp_path / "synth_1_0003.json"

@@ -8,19 +8,19 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from samples import SAMPLES
 
 from vision.synth.labels import counts_from_position, game_errors, label_errors
 from vision.synth.post import MAX_JPEG_BYTES
 
-ROOT = Path(__file__).resolve().parents[2] / "sample_images"
-LABELS = (sorted(ROOT.glob("singles/*.json")) + sorted(ROOT.glob("hard/*.json"))
-          + sorted(ROOT.glob("games/*/frame_*.json")))
-GAMES = sorted(ROOT.glob("games/*/game.json"))
+LABELS = (sorted(SAMPLES.glob("singles/*.json")) + sorted(SAMPLES.glob("hard/*.json"))
+          + sorted(SAMPLES.glob("games/*/frame_*.json")))
+GAME_FILES = sorted(SAMPLES.glob("games/*/game.json"))
 
 
 def test_sample_set_is_there() -> None:
-    assert len(list(ROOT.glob("singles/*.json"))) >= 10
-    assert GAMES, "no rendered game sequence"
+    assert len(list(SAMPLES.glob("singles/*.json"))) >= 10
+    assert GAME_FILES, "no rendered game sequence"
 
 
 @pytest.mark.parametrize("path", LABELS, ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -43,7 +43,7 @@ def test_label_is_valid_and_matches_its_image(path: Path) -> None:
     assert r["seeds_requested"] == r["seeds_actual"] + r["seeds_removed"]
 
 
-@pytest.mark.parametrize("path", GAMES, ids=lambda p: p.parent.name)
+@pytest.mark.parametrize("path", GAME_FILES, ids=lambda p: p.parent.name)
 def test_game_sequence_replays_with_the_engine(path: Path) -> None:
     from engine import Position
 

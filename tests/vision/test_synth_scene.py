@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
+from samples import SINGLES
 
 from vision.holes import HOLES
 from vision.synth.params import sample_params
@@ -156,7 +156,7 @@ def test_bad_geometry_is_refused() -> None:
 
 def test_default_parameters_still_reproduce_the_committed_samples() -> None:
     """The seed options must not change what ``bao render --seed S`` draws by default."""
-    root = Path(__file__).resolve().parents[2] / "sample_images" / "singles"
+    root = SINGLES
     labels = sorted(root.glob("synth_*.json"))[:6]
     assert labels
     for path in labels:

@@ -11,9 +11,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from samples import GAMES, SINGLES
 
 ROOT = Path(__file__).resolve().parents[2]
-GAME = ROOT / "sample_images" / "games" / "game_01"
+GAME = GAMES / "game_01"
 
 
 def _load(name: str = "vision_eval"):
@@ -71,7 +72,7 @@ def test_tight_frames_keeps_each_pit_under_its_label(tmp_path: Path) -> None:
     import cv2
     import numpy as np
 
-    src = ROOT / "sample_images" / "singles"
+    src = SINGLES
     for name in ("synth_1_0000.jpg", "synth_1_0000.json"):
         shutil.copy(src / name, tmp_path / name)
     out = tmp_path / "tight"
@@ -178,7 +179,7 @@ def test_geometry_only_on_labels_with_seed_visibility(tmp_path: Path) -> None:
     # a sample single records which seeds the camera sees; with the counter off there
     # are no per-pit figures to split by it (this run once failed on the mismatch), and
     # the board is found where the label has it
-    single = ROOT / "sample_images" / "singles"
+    single = SINGLES
     data = tmp_path / "one"
     data.mkdir()
     for name in ("synth_1_0000.jpg", "synth_1_0000.json"):
@@ -212,7 +213,7 @@ def test_a_blurred_reading_is_softened_and_flagged_unless_asked_not_to(tmp_path:
 def test_off_image_eval_names_the_edge_cut_away(tmp_path: Path) -> None:
     # benchmarks/off_image_eval.py on one kept render: each cut leaving part of the board
     # outside the image is scored; a whole board is not called cut
-    src = ROOT / "sample_images" / "singles"
+    src = SINGLES
     for name in ("synth_1_0009.jpg", "synth_1_0009.json"):
         shutil.copy(src / name, tmp_path / name)
     mod = _load("off_image_eval")
@@ -227,7 +228,7 @@ def test_off_image_eval_names_the_edge_cut_away(tmp_path: Path) -> None:
 def test_blur_fit_finds_softening_that_lowers_the_log_loss_of_blurred_readings(tmp_path: Path) -> None:
     # benchmarks/blur_fit.py on two kept renders (one to fit on, one to check): at 4 px
     # the softened readings lose less log loss than the counter's own; sharp, the same
-    src = ROOT / "sample_images" / "singles"
+    src = SINGLES
     for k, name in enumerate(("synth_1_0003", "synth_1_0009")):
         (tmp_path / str(k)).mkdir()
         for ext in (".jpg", ".json"):
