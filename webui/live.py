@@ -35,7 +35,7 @@ from engine.referee import RefereeConfig, Verdict, apply_moves, disputed_pits, i
 from vision.decode import status_pits
 from vision.motion import MotionConfig, SettleDetector, pit_changes
 from webui.board_image import DEFAULT_ASPECT, rectified_pits, rectify
-from webui.sources import Frame, FrameSource
+from webui.sources import Frame, FrameSource, SourceLapse
 from webui.store import GameStore, LoggedMove
 from webui.verdicts import VerdictMixin
 
@@ -450,13 +450,20 @@ class LiveReferee(VerdictMixin):
         def run() -> None:
             try:
                 while not stop.is_set():
-                    frame = source.read()
+                    try:
+                        frame = source.read()
+                        lapse = False
+                    except SourceLapse:  # a camera giving no picture for now: it keeps trying
+                        frame, lapse = None, True
                     if source.new_skips():
-                        # a still that is no image: said on the page and listed in the source's
-                        # state (the next frame's reading replaces the problem); the game goes on
+                        # a still that is no image, a camera's lapse: said on the page and listed
+                        # in the source's state (the next frame's reading replaces the problem);
+                        # the game goes on
                         with self.lock:
                             self.problem = source.skipped[-1]
                             self.source_info = self.source_info | {"skipped": list(source.skipped)}
+                    if lapse:
+                        continue
                     if frame is None:
                         break
                     try:

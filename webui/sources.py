@@ -6,7 +6,10 @@ browser's camera do not need a source object: the web page posts them and
 the view hands each straight to :meth:`webui.live.LiveReferee.feed`, the same
 entry point the pull sources' loop uses.
 
-- :class:`CameraSource`: a local webcam (``cv2.VideoCapture(index)``).
+- :class:`CameraSource`: a local webcam (``cv2.VideoCapture(index)``). A webcam that
+  stops giving pictures (a USB hiccup, unplugged, taken by another program) is
+  opened again and again until it gives them back; meanwhile its ``read`` raises
+  :class:`SourceLapse` now and then, so that the reader can say so and go on.
 - :class:`VideoFileSource`: a recorded video (timestamps from its frame rate).
 - :class:`StillsSource`: a folder of still images in name order, each one
   taken as a settled view of the board (a phone's photos after each move).
@@ -23,6 +26,7 @@ from __future__ import annotations
 import json
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,7 +61,8 @@ class FrameSource(ABC):
     kind: str = "source"
     skipped: list[str]
     """What the source passed over, oldest first: one line for each frame it could not
-    read (a still that is no image), for the referee to report; the game goes on."""
+    read (a still that is no image) and for each lapse of a camera and its end, for the
+    referee to report; the game goes on."""
 
     def __init__(self) -> None:
         self.skipped = []
@@ -79,24 +84,78 @@ class FrameSource(ABC):
         return {"kind": self.kind}
 
 
+class SourceLapse(OSError):
+    """A live source has given no frame for a while and is still trying: say so and read
+    again (the message names the source and for how long)."""
+
+
 class CameraSource(FrameSource):
-    """A local webcam through OpenCV."""
+    """A local webcam through OpenCV.
+
+    A camera never ends by itself: when it stops giving pictures (``read`` fails: a USB
+    hiccup, the cable pulled, another program holding it), it is tried again every
+    ``retry_every`` seconds and opened again every ``reopen_every`` seconds, until it
+    gives pictures again or the reader stops. ``read`` gives the reader control back
+    every ``hold`` seconds meanwhile, raising :class:`SourceLapse` (so that a reader asked
+    to stop can). After ``lapse_after`` seconds without a picture, and every
+    ``tell_every`` seconds after that, a line in :attr:`skipped` says so; when pictures
+    come back, another says after how long. ``open_camera``, ``clock`` and ``pause``
+    stand in for ``cv2.VideoCapture``, ``time.monotonic`` and ``time.sleep`` (tests).
+    """
 
     kind = "camera"
 
-    def __init__(self, index: int = 0) -> None:
+    def __init__(self, index: int = 0, *, lapse_after: float = 1.0, tell_every: float = 10.0,
+                 reopen_every: float = 2.0, retry_every: float = 0.05, hold: float = 0.5,
+                 open_camera: Callable[[int], Any] = cv2.VideoCapture,
+                 clock: Callable[[], float] = time.monotonic,
+                 pause: Callable[[float], None] = time.sleep) -> None:
         super().__init__()
         self.index = index
-        self._cap = cv2.VideoCapture(index)
+        self.lapse_after, self.tell_every = lapse_after, tell_every
+        self.reopen_every, self.retry_every, self.hold = reopen_every, retry_every, hold
+        self._open_camera, self._clock, self._pause = open_camera, clock, pause
+        self._cap = open_camera(index)
         if not self._cap.isOpened():
             raise OSError(f"cannot open camera {index}")
-        self._t0 = time.monotonic()
+        self._t0 = self._opened = clock()
+        self._lost: float | None = None  # when the pictures stopped
+        self._said: float | None = None  # when that was last said
+        self.reopened = 0  # times the camera was opened again
 
     def read(self) -> Frame | None:
-        ok, image = self._cap.read()
-        if not ok:
-            return None
-        return Frame(image, time.monotonic() - self._t0, name=f"camera {self.index}")
+        """The next picture; while there is none, tries again (and opens the camera again),
+        raising :class:`SourceLapse` every ``hold`` seconds to hand control back."""
+        began = self._clock()
+        while True:
+            ok, image = self._cap.read()
+            now = self._clock()
+            if ok and image is not None and image.size:
+                if self._lost is not None:
+                    if self._said is not None:
+                        self.skipped.append(f"camera {self.index}: pictures again after {now - self._lost:.0f} s")
+                    self._lost = self._said = None
+                return Frame(image, now - self._t0, name=f"camera {self.index}")
+            if self._lost is None:
+                self._lost = now
+            if now - self._lost >= self.reopen_every and now - self._opened >= self.reopen_every:
+                self._reopen(now)
+            gone = now - self._lost
+            line = (f"camera {self.index}: no picture for {gone:.0f} s (unplugged, or taken by "
+                    "another program?); trying again, the game is kept")
+            if gone >= self.lapse_after and (self._said is None or now - self._said >= self.tell_every):
+                self._said = now
+                self.skipped.append(line)
+            if now - began >= self.hold:
+                raise SourceLapse(line)
+            self._pause(self.retry_every)
+
+    def _reopen(self, now: float) -> None:
+        """Release the camera and open it again (a camera plugged back in needs it)."""
+        self._cap.release()
+        self._cap = self._open_camera(self.index)
+        self._opened = now
+        self.reopened += 1
 
     def close(self) -> None:
         self._cap.release()
