@@ -31,14 +31,21 @@ log and is counted under wrong accepted; one of several moves, or orders of move
 leaving the very same position, which it logs with a note as no view on the way showed
 them apart, is counted apart).
 
+``--resume-at K`` plays a game reopened after a restart of the server: its first K moves
+are in the log already (confirmed, not counted), the referee starts at the view after
+move K, and only the moves after K are counted. ``--auto-calibrate`` gives the referee no
+profile from the first frame: it calibrates itself on its first settled view, as ``bao
+serve`` and ``bao referee`` do.
+
 Usage::
 
     python3 benchmarks/referee_eval.py [--games sample_images/games] [--mode video|stills] [--no-players]
+                                       [--resume-at K] [--auto-calibrate]
 
 Writes ``benchmarks/results/referee_eval.json`` (``referee_eval_stills.json``
 for ``--mode stills``: only the settled frames, each read as a still, like
 ``bao referee`` on a folder of photos; ``referee_eval_no_players.json`` for
-``--no-players``).
+``--no-players``; ``_resumeK`` and ``_auto_calibrate`` are added for those options).
 """
 
 from __future__ import annotations
@@ -80,13 +87,23 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
     truth_positions = [v.position for v in apply_moves(start, truth)[1]]  # after each move
     viewed = {int(e["after_move"]) for e in source.entries if e.get("settled")}  # moves a still view followed
     live = LiveReferee(GameStore("sqlite://:memory:"), recognize,
-                       motion=MotionConfig(settle_seconds=args.settle), players=args.players)
+                       motion=MotionConfig(settle_seconds=args.settle), players=args.players,
+                       auto_calibrate=args.auto_calibrate)
     if not args.read_again:
         live.look_again = None
     live.south_side = source.south_side
     live.new_game(start=source.game.get("start"))
+    resume = min(args.resume_at, shown)
+    if resume:
+        # the first moves logged before a restart; the game reopened, the camera's views
+        # from the one after move ``resume`` on
+        live.confirm(truth[:resume])
+        live.open_game(live.game_id)
+        while (source._i < len(source._schedule)
+               and int(source.entries[source._schedule[source._i][1]]["after_move"]) < resume):
+            source._i += 1
     calibrated = False
-    if args.calibrate:
+    if args.calibrate and not args.auto_calibrate:
         # as the players would on the calibration page: a profile from the start position
         from calibration import calibrate_from_start
 
@@ -164,7 +181,7 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
 
     if args.mode == "stills":
         for entry in source.entries:
-            if not entry.get("settled", True):
+            if not entry.get("settled", True) or int(entry["after_move"]) < resume:
                 continue
             image = cv2.imread(str(folder / entry["file"]))
             live.feed(Frame(image, 0.0, still=True, name=entry["file"]))
@@ -190,12 +207,13 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
     logged = [m.notation for m in log]
     # logged correctly: by the referee itself (source camera), the game's move at that ply
     correct = sum(1 for m, b in zip(log, truth, strict=False) if m.source == "camera" and m.notation == b)
+    calibrated = calibrated or live.profile is not None
     lat = np.array(live.latencies_ms or [np.nan])
     return {
         "game": folder.name,
         "calibrated": calibrated,
-        "moves": len(truth),
-        "logged": len(logged),
+        "moves": len(truth) - resume,
+        "logged": len(logged) - resume,
         "correct": correct,
         "false_illegal_alarms": unexplained,
         "ambiguous": ambiguous,
@@ -232,11 +250,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-players", dest="players", action="store_false",
                         help="nobody answers the referee's questions or takes back a wrong move (as with "
                         "`bao referee`): the moves it logs by itself are counted, and a wrong one stays")
+    parser.add_argument("--resume-at", type=int, default=0, metavar="K",
+                        help="each game reopened after a restart at move K: its first K moves already "
+                        "logged, the views from the one after move K on (default 0: from the start)")
+    parser.add_argument("--auto-calibrate", action="store_true",
+                        help="no profile from the first frame: the referee calibrates itself on its first "
+                        "settled view, as bao serve and bao referee do")
     parser.add_argument("--limit", type=int, default=0, help="only the first N games")
     parser.add_argument("--out", help="results file (default benchmarks/results/referee_eval[_stills].json)")
     args = parser.parse_args(argv)
     if not args.out:
-        suffix = ("" if args.mode == "video" else "_stills") + ("" if args.players else "_no_players")
+        suffix = (("" if args.mode == "video" else "_stills") + ("" if args.players else "_no_players")
+                  + (f"_resume{args.resume_at}" if args.resume_at else "")
+                  + ("_auto_calibrate" if args.auto_calibrate else ""))
         args.out = str(ROOT / "benchmarks" / "results" / f"referee_eval{suffix}.json")
     sys.path.insert(0, str(ROOT))
     folders = sorted(p.parent for p in Path(args.games).glob("*/game.json"))

@@ -1,8 +1,9 @@
-"""Building a board profile from a start-position image."""
+"""Building a board profile from an image of a known position: the start, or any other
+(a game resumed, a camera moved during a game)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -30,7 +31,8 @@ def calibrate_from_start(
     camera: str = "",
     fit_look: Any = None,
 ) -> BoardProfile:
-    """Profile of one camera setup from an image of the start position.
+    """Profile of one camera setup from an image of the start position (rule 2.1: 6, 2
+    and 2 seeds per side); :func:`calibrate_from_position` with those counts.
 
     Args:
         south: image side nearest South's long edge (bottom|top|left|right).
@@ -43,6 +45,43 @@ def calibrate_from_start(
         BoardNotFound: no board in the image (give ``corners``).
         CalibrationError: the pit grid does not fit the located board.
     """
+    return calibrate_from_position(image_bgr, south, START_COUNTS, corners, cfg=cfg, camera=camera,
+                                   fit_look=fit_look)
+
+
+def position_counts(position: Mapping[str, Any]) -> dict[str, int]:
+    """Each pit's count (``{hole: n}``) of a position's JSON (``engine.Position.to_json``)."""
+    from engine import Position
+    from vision.count_data import label_counts
+
+    return label_counts(Position.from_json(dict(position)).to_json())  # (checked as a position first)
+
+
+def calibrate_from_position(
+    image_bgr: np.ndarray,
+    south: str,
+    counts: Mapping[str, int],
+    corners: Sequence[Sequence[float]] | None = None,
+    *,
+    cfg: VisionConfig = DEFAULT,
+    camera: str = "",
+    fit_look: Any = None,
+) -> BoardProfile:
+    """Profile of one camera setup from an image of a known position: ``counts`` gives
+    each pit's seeds (``{hole: n}``, every hole; :func:`position_counts` of a position's
+    JSON). The start position is one; any other teaches the seed look as well, as long
+    as one of its pits is empty and one holds 1 to 8 seeds: a game resumed from its
+    record, or a camera moved during a game (the referee knows the position then).
+    Arguments and errors as :func:`calibrate_from_start`; a position that cannot teach
+    the look is a CalibrationError."""
+    missing = [n for n in HOLES if n not in counts]
+    if missing:
+        raise ValueError(f"the position's counts lack pits {', '.join(missing)}")
+    known = [int(counts[n]) for n in HOLES]
+    if 0 not in known or not any(1 <= n <= 8 for n in known):
+        raise CalibrationError(
+            "this position cannot teach the seeds' look: it needs an empty pit and a pit of 1 to 8 "
+            "seeds (calibrate on another position, e.g. after the next move)")
     image = check_image(image_bgr)
     if corners is not None:
         pts = np.asarray(corners, np.float64)
@@ -70,7 +109,7 @@ def calibrate_from_start(
     crops = pit_crops(image, hmat, grid, cfg)
     if fit_look is None:
         from vision.count import fit_seed_look as fit_look
-    look = fit_look(crops, [START_COUNTS[n] for n in HOLES])
+    look = fit_look(crops, known)
     centres = to_image(grid.centres.reshape(-1, 2), hmat).reshape(grid.centres.shape)
     h, w = image.shape[:2]
     return BoardProfile(

@@ -14,7 +14,7 @@ Configuration (``app.config``; ``test_config`` overrides it):
   :class:`vision.motion.MotionConfig`.
 - ``HINT_SECONDS``: thinking time of the Hint button, default 1.0.
 - ``AUTO_CALIBRATE``: without a profile, calibrate on the first settled view
-  of a game at the start position (default True).
+  of the game, from the position the referee has accepted (default True).
 """
 
 from __future__ import annotations

@@ -127,7 +127,9 @@ def _corners(value: Any) -> list[list[float]]:
 
 @bp.post("/api/calibration")
 def save() -> tuple[Response, int]:
-    """``{"name", "south_side", "corners"}``: build the profile from the captured frame and use it."""
+    """``{"name", "south_side", "corners", "position"}``: build the profile from the captured
+    frame and use it. ``position``: what the frame shows, ``"start"`` (the default) or
+    ``"live"``, the live game's position now (a camera moved during a game)."""
     data = json_object()
     name = str(data.get("name") or "default")
     if not NAME_RE.match(name):
@@ -136,12 +138,20 @@ def save() -> tuple[Response, int]:
     if south not in ("bottom", "top", "left", "right"):
         raise ApiError(f"south_side must be bottom, top, left or right, got {south!r}")
     corners = _corners(data.get("corners"))
+    shown = data.get("position", "start")
+    if shown not in ("start", "live"):
+        raise ApiError(f"position must be 'start' or 'live' (the live game's position now), got {shown!r}")
     image = cv2.imread(str(_capture_path()))
     if image is None:
         raise ApiError("capture a frame of the start position first", 409)
-    from calibration import save_profile
+    from calibration import position_counts, save_profile
 
-    profile = build_profile(image, south, corners)
+    counts = None
+    if shown == "live":
+        referee = live()
+        with referee.lock:
+            counts = position_counts(referee.position.to_json())
+    profile = build_profile(image, south, corners, counts)
     path = save_profile(profile, folder(current_app), name)
     use_profile(live(), path)
     current_app.config["ACTIVE_PROFILE"] = name
@@ -164,11 +174,14 @@ def use() -> Response:
     return jsonify({"active": name})
 
 
-def build_profile(image: np.ndarray, south: str, corners: list[list[float]]) -> Any:
-    """The board profile of a start-position image with the confirmed corners."""
-    from calibration import calibrate_from_start
+def build_profile(image: np.ndarray, south: str, corners: list[list[float]],
+                  counts: dict[str, int] | None = None) -> Any:
+    """The board profile of an image of the start position (or of the position whose
+    ``counts`` are given) with the confirmed corners."""
+    from calibration import calibrate_from_position
+    from vision.holes import START_COUNTS
 
     try:
-        return calibrate_from_start(image, south, corners=corners)
+        return calibrate_from_position(image, south, START_COUNTS if counts is None else counts, corners=corners)
     except ValueError as exc:
         raise ApiError(f"calibration failed: {exc}") from exc

@@ -353,3 +353,60 @@ def test_a_calibrated_frame_is_not_searched_at_other_row_pitches(monkeypatch) ->
     assert again.position == rec.position
     shift = [np.hypot(*np.subtract(again.pit_centers_px[n], rec.pit_centers_px[n])) for n in HOLES]
     assert max(shift) < 1.0
+
+
+def test_a_drawn_mid_game_position_calibrates_like_the_start() -> None:
+    # calibrate_from_position: any known position teaches the look as the start does (a
+    # game resumed from its record, a camera moved during a game); drawn board, so the
+    # pits are known exactly
+    from calibration import calibrate_from_position
+
+    counts = {n: 0 for n in HOLES} | {"A1": 3, "A4": 1, "B2": 7, "a2": 2, "a8": 5, "b5": 4, "b7": 1}
+    scene = draw_scene(counts, default_corners((960, 540), 0, 0.1, 0.75), size=(960, 540), seed=33)
+    prof = calibrate_from_position(scene.image, "bottom", counts)
+    assert np.linalg.norm(np.array(prof.corners_px) - scene.corners, axis=1).max() < 3.0
+    assert max(np.linalg.norm(np.subtract(prof.pit_centers_px[n], scene.pit_centers[n])) for n in HOLES) < 4.0
+    assert prof.seed_look is not None and prof.seed_look["seed_diam_px"] > 0
+    rec = recognize(scene.image, south="bottom", profile=prof, counter=count_drawn_pits)
+    assert flatten(rec.position) == counts
+
+
+def test_a_position_that_cannot_teach_the_look_is_refused_by_name() -> None:
+    # the seed look needs an empty pit and a pit of 1 to 8 seeds to learn from; the check
+    # comes before any search for the board, and a position short of pits is no position
+    from calibration import CalibrationError, calibrate_from_position
+
+    blank = np.zeros((540, 960, 3), np.uint8)
+    with pytest.raises(CalibrationError, match="needs an empty pit and a pit of 1 to 8 seeds"):
+        calibrate_from_position(blank, "bottom", dict.fromkeys(HOLES, 2))
+    with pytest.raises(CalibrationError, match="needs an empty pit and a pit of 1 to 8 seeds"):
+        calibrate_from_position(blank, "bottom", {n: (0 if n[0] in "Bb" else 9) for n in HOLES})
+    with pytest.raises(ValueError, match="lack pits b8"):
+        calibrate_from_position(blank, "bottom", {n: 0 for n in HOLES if n != "b8"})
+
+
+def test_a_game_reopened_after_a_restart_is_calibrated_on_its_first_view() -> None:
+    # the live referee without a profile calibrates on its first settled view from the
+    # position it has accepted: before, only at the start position, so a game reopened
+    # after a restart of the server (here game_01, 8 moves logged, its view after move
+    # 8) was read without one for the rest of the game
+    import json
+
+    from engine import Position
+    from vision.io import read_image
+    from webui.live import LiveReferee
+    from webui.sources import Frame
+    from webui.store import GameStore
+
+    game = json.loads((GAMES / "game_01" / "game.json").read_text())
+    frame = GAMES / "game_01" / "frame_010.jpg"
+    label = json.loads(frame.with_suffix(".json").read_text())
+    live = LiveReferee(GameStore("sqlite://:memory:"), recognize, auto_calibrate=True, players=False)
+    live.south_side = label["south_side"]
+    game_id = live.new_game(start=Position.start().to_json())
+    live.confirm(game["moves"][:8])
+    live.open_game(game_id)  # as after a restart: the log reopened at move 8
+    live.feed(Frame(read_image(frame), 0.0, still=True, name=frame.name))
+    assert live.profile is not None
+    assert pit_offsets(live.profile.pit_centers_px, label).max() < 8.0
+    assert live.verdict["status"] == "unchanged" and live.ply == 8

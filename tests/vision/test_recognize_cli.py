@@ -127,3 +127,26 @@ def test_recognize_debug_path_checked_before_reading(start_jpg, tmp_path, capsys
     assert "no such folder" in capsys.readouterr().err
     assert main(["recognize", str(start_jpg), "--debug", str(tmp_path / "x.txt")]) == 2
     assert ".png or .jpg" in capsys.readouterr().err
+
+
+def test_calibrate_from_the_position_a_photo_shows(tmp_path, capsys) -> None:
+    # --position: a mid-game photo with its position (here the label of a committed game
+    # frame, which read_position_arg takes as it takes a position file); the photo's own
+    # counts teach the look, and a position that cannot is refused by name
+    from samples import GAMES
+
+    frame = GAMES / "game_01" / "frame_010.jpg"
+    label = json.loads(frame.with_suffix(".json").read_text())
+    out = tmp_path / "mid.json"
+    argv = ["calibrate", str(frame), "--south", label["south_side"], "--out", str(out)]
+    assert main([*argv, "--position", str(frame.with_suffix(".json"))]) == 0
+    prof = json.loads(out.read_text())
+    off = [np.hypot(*np.subtract(prof["pit_centers_px"][n], label["pit_centers_px"][n])) for n in label["pit_centers_px"]]
+    assert prof["south_side"] == label["south_side"] and max(off) < 8.0
+    capsys.readouterr()
+    assert main([*argv, "--position", "nonsense"]) == 2
+    assert capsys.readouterr().err.startswith("bao: error: --position: not a position (invalid position text")
+    full = {side: {"front": [2] * 8, "back": [2] * 8, "reserve": 0, "nyumba_owned": False}
+            for side in ("south", "north")} | {"to_move": "south"}
+    assert main([*argv, "--position", json.dumps(full)]) == 2
+    assert "needs an empty pit and a pit of 1 to 8 seeds" in capsys.readouterr().err

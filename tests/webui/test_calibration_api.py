@@ -53,3 +53,36 @@ def test_calibration_capture_passes_on_why_no_board_was_found(client, monkeypatc
     assert r.status_code == 200 and data["found"] is False
     assert "run off the image at the left edge" in data["reason"]
     assert "move the camera" in data["reason"]
+
+
+def test_a_profile_from_the_live_games_position_now(app, client) -> None:
+    # "position": "live": the kept frame shows the live game's position (a camera moved
+    # during a game: here game_01's view after move 8, the game logged that far), and its
+    # counts teach the look; one that cannot is refused by name, as is another value
+    import json
+    from pathlib import Path
+
+    game = Path(__file__).resolve().parents[2] / "sample_images" / "games" / "game_01"
+    frame = game / "frame_010.jpg"
+    label = json.loads(frame.with_suffix(".json").read_text())
+    moves = json.loads((game / "game.json").read_text())["moves"][:8]
+    live = app.extensions["bao_live"]
+    live.confirm(moves)
+    r = client.post(f"/api/calibration/capture?south_side={label['south_side']}", data=frame.read_bytes(),
+                    content_type="image/jpeg")
+    shot = r.get_json()
+    assert r.status_code == 200 and shot["found"] is True
+    body = {"name": "moved", "south_side": label["south_side"], "corners": shot["corners"]}
+    r = client.post("/api/calibration", json=body | {"position": "middle"})
+    assert r.status_code == 400 and "position must be 'start' or 'live'" in r.get_json()["error"]["message"]
+    r = client.post("/api/calibration", json=body | {"position": "live"})
+    assert r.status_code == 201
+    pits = r.get_json()["profile"]["pit_centers_px"]
+    assert max(np.hypot(*np.subtract(pits[n], label["pit_centers_px"][n])) for n in pits) < 8.0
+    assert live.profile is not None and client.get("/api/calibration").get_json()["active"] == "moved"
+    full = {side: {"front": [2] * 8, "back": [2] * 8, "reserve": 0, "nyumba_owned": False}
+            for side in ("south", "north")} | {"to_move": "south"}
+    live.new_game(start=full)
+    r = client.post("/api/calibration", json=body | {"position": "live"})
+    assert r.status_code == 400
+    assert "needs an empty pit and a pit of 1 to 8 seeds" in r.get_json()["error"]["message"]

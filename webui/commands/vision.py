@@ -39,10 +39,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="build a board profile from a photo of the start position",
         description=(
             "Locate the board in a photo of the START position (6, 2, 2 per side), "
-            "learn the seed look from the known counts and write a profile JSON."
+            "learn the seed look from the known counts and write a profile JSON. "
+            "With --position, the photo shows that position instead (a game resumed "
+            "from its record, or a camera moved during a game)."
         ),
     )
-    c.add_argument("image", help="photo of the board set up in the start position")
+    c.add_argument("image", help="photo of the board set up in the start position (or in --position)")
     c.add_argument("--south", choices=SIDES, required=True, help="image side nearest South")
     c.add_argument(
         "--corners",
@@ -50,6 +52,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="the playing surface's four corners, in any order round the board (South's side "
         "from --south), when automatic location fails",
     )
+    c.add_argument("--position", metavar="POSITION",
+                   help="the position the photo shows, when not the start: a JSON or text-form "
+                   "position file (or a labelled image's JSON), inline JSON, or the one-line text "
+                   "form; it needs an empty pit and a pit of 1 to 8 seeds")
     c.add_argument("--out", metavar="PROFILE", help="output JSON path (default: IMAGE.profile.json)")
     c.set_defaults(func=_calibrate)
 
@@ -153,14 +159,22 @@ def _parse_corners(text: str) -> list[list[float]]:
 
 
 def _calibrate(args: argparse.Namespace) -> int:
-    from calibration import calibrate_from_start
+    from calibration import calibrate_from_position, position_counts
     from vision.errors import BoardNotFound
+    from vision.holes import START_COUNTS
     from webui.cli import CommandError
+    from webui.commands.serve import read_position_arg
 
+    counts = START_COUNTS
+    if args.position is not None:
+        try:
+            counts = position_counts(read_position_arg(args.position))
+        except (OSError, ValueError, TypeError, KeyError) as exc:
+            raise CommandError(f"--position: not a position ({exc})") from None
     image = _read(args.image)
     corners = _parse_corners(args.corners) if args.corners else None
     try:
-        profile = calibrate_from_start(image, south=args.south, corners=corners)
+        profile = calibrate_from_position(image, args.south, counts, corners=corners)
     except BoardNotFound as exc:
         raise CommandError(f"{args.image}: no Bao board found ({exc}); "
                            "give its corners with --corners X,Y;X,Y;X,Y;X,Y") from None

@@ -76,7 +76,7 @@
   $("save").addEventListener("click", async () => {
     if (!shot) { say("Capture a frame first."); return; }
     try {
-      const r = await call("POST", "/api/calibration", { name: $("name").value, south_side: $("south-side").value, corners: shot.corners });
+      const r = await call("POST", "/api/calibration", { name: $("name").value, south_side: $("south-side").value, corners: shot.corners, position: $("shown").value });
       say(`Saved ${r.name} and in use.`);
       listProfiles();
     } catch (err) { say(err.message); }
@@ -94,4 +94,6 @@
     }));
   }
   listProfiles();
+  // during a game the board shows the game's position, not the start
+  call("GET", "/api/live").then((s) => { if (s.ply > 0) $("shown").value = "live"; }, () => {});
 })();
