@@ -65,7 +65,8 @@ class SimulatedCamera:
 
     def __init__(self, seed: int, hidden: float, off: float) -> None:
         self.misreads = np.random.default_rng([seed, 1])  # drawn once a view, whatever the referee does
-        self.rng = np.random.default_rng([seed, 2])  # the readings' and change maps' own noise
+        self.rng = np.random.default_rng([seed, 2])  # the readings' own noise
+        self.seed = seed  # (the change maps' noise is drawn for each pair of views: pit_changes)
         self.hidden = hidden
         self.off = off
         self.views: list[tuple[np.ndarray, np.ndarray]] = []  # (true counts, read counts)
@@ -114,15 +115,16 @@ class SimulatedCamera:
                                pit_centers_px=centres)
 
     def pit_changes(self, before: np.ndarray, after: np.ndarray, centres: Any, config: Any = None) -> Any:
+        """The change map between two views. Its noise is drawn for that pair of views
+        alone, so that the maps and readings a game sees do not depend on how many maps
+        the referee asks for (since the forty-sixth session; before, one stream served the
+        readings and every map asked for, and a change in when the referee asks moved the
+        noise of every later view)."""
         a, _ = self.views[self.code(before) - 1]
         b, _ = self.views[self.code(after) - 1]
-        out = {}
-        for i, h in enumerate(HOLES):
-            if a[i] != b[i]:
-                out[h] = 0.9
-            else:
-                out[h] = 0.5 if self.rng.random() < 0.03 else 0.03
-        return out
+        rng = np.random.default_rng([self.seed, 3, self.code(before), self.code(after)])
+        shadow = rng.random(len(HOLES)) < 0.03
+        return {h: 0.9 if a[i] != b[i] else (0.5 if shadow[i] else 0.03) for i, h in enumerate(HOLES)}
 
 
 def unseen_detour(logged: Sequence[Mapping[str, Any]], truth: Sequence[Mapping[str, Any]],
