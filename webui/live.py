@@ -74,6 +74,11 @@ over them does (four render sets blurred by a Gaussian of 5 px: 13 of the 58 vie
 no hand that were found blurred were read as a hand), so the players may need to refocus
 rather than wait."""
 
+AS_LOGGED_PITS = 2
+"""At most this many pits may differ from the board the log holds for a first view that no
+legal move explained to be taken as that board all the same (:meth:`LiveReferee._as_logged`):
+a view reading more differences may show a move made meanwhile."""
+
 SOUTH_UNCLEAR = ("South's side is unclear: the board's long sides run towards the side "
                  "chosen for South; choose the side South sits at")
 """The frame's problem while the vision reports ``south_unclear``; the frame is not refereed
@@ -323,12 +328,32 @@ class LiveReferee(VerdictMixin):
                         self._keep_tentative(verdict, observation)
                         self._branch_view = image
                 result = self._retrace(ply, observation, result)
-                if result.get("status") in ("accepted", "unchanged"):
+                if result.get("status") in ("accepted", "unchanged") or self._as_logged(reference, verdict):
                     self._reference = (image, self.ply)
                 latency = (time.perf_counter() - t0) * 1000.0
                 self.latencies_ms.append(latency)
                 result["latency_ms"] = round(latency, 1)
                 return result
+
+    def _as_logged(self, reference: tuple[np.ndarray, int] | None, verdict: Verdict) -> bool:
+        """Whether this view, which no legal move explained, is taken all the same as the
+        board the log holds, for the camera's change maps to come (nothing is logged, and
+        the view stays unexplained): when no view of that board has been seen yet (the
+        game just begun, reopened after a restart, or a move taken back), no move is the
+        closest reading by ``RefereeConfig.margin_nats`` over every move, and the view
+        differs from it in at most ``AS_LOGGED_PITS`` pits. A pit misread on every view (a heap read high) then stops failing each later view:
+        the change maps say it was left alone. Without this, a game reopened at move 8 with
+        one pit read 4 seeds high logged none of its next 8 moves (game_05; docs/vision.md,
+        forty-sixth session)."""
+        if verdict.status != "unexplained" or (reference is not None and reference[1] == self.ply):
+            return False
+        closest = verdict.candidates[0] if verdict.candidates else None
+        if closest is None or closest.notations:
+            return False
+        # (a move of one seed changes two pits: misread, it may look like no move at all)
+        rival = max((c.total for c in verdict.candidates if c.notations), default=-np.inf)
+        return (closest.total - rival >= self.referee.margin_nats
+                and int(np.count_nonzero(closest.counts != verdict.observed)) <= AS_LOGGED_PITS)
 
     def _pit_readings(self, recognition: Any, status: Sequence[str]) -> dict[str, Any]:
         """The reading's per-pit fields: counts, confidence and the pits to highlight."""
