@@ -35,7 +35,7 @@ from engine.referee import RefereeConfig, Verdict, apply_moves, disputed_pits, i
 from vision.decode import status_pits
 from vision.motion import MotionConfig, SettleDetector, pit_changes
 from webui.board_image import DEFAULT_ASPECT, rectified_pits, rectify
-from webui.sources import Frame, FrameSource, SourceLapse
+from webui.sources import Frame, FrameSource, read_frame
 from webui.store import GameStore, LoggedMove
 from webui.verdicts import VerdictMixin
 
@@ -341,10 +341,10 @@ class LiveReferee(VerdictMixin):
         the view stays unexplained): when no view of that board has been seen yet (the
         game just begun, reopened after a restart, or a move taken back), no move is the
         closest reading by ``RefereeConfig.margin_nats`` over every move, and the view
-        differs from it in at most ``AS_LOGGED_PITS`` pits. A pit misread on every view (a heap read high) then stops failing each later view:
-        the change maps say it was left alone. Without this, a game reopened at move 8 with
-        one pit read 4 seeds high logged none of its next 8 moves (game_05; docs/vision.md,
-        forty-sixth session)."""
+        differs from it in at most ``AS_LOGGED_PITS`` pits. A pit misread on every view (a
+        heap read high) then stops failing each later view: the change maps say it was left
+        alone. Without this, a game reopened at move 8 with one pit read 4 seeds high logged
+        none of its next 8 moves (game_05; docs/vision.md, forty-sixth session)."""
         if verdict.status != "unexplained" or (reference is not None and reference[1] == self.ply):
             return False
         closest = verdict.candidates[0] if verdict.candidates else None
@@ -487,11 +487,7 @@ class LiveReferee(VerdictMixin):
         def run() -> None:
             try:
                 while not stop.is_set():
-                    try:
-                        frame = source.read()
-                        lapse = False
-                    except SourceLapse:  # a camera giving no picture for now: it keeps trying
-                        frame, lapse = None, True
+                    frame, lapse = read_frame(source)  # (lapse: a camera with no picture for now)
                     if source.new_skips():
                         # a still that is no image, a camera's lapse: said on the page and listed
                         # in the source's state (the next frame's reading replaces the problem);

@@ -89,6 +89,16 @@ class SourceLapse(OSError):
     again (the message names the source and for how long)."""
 
 
+def read_frame(source: FrameSource) -> tuple[Frame | None, bool]:
+    """``source.read()``, and whether the source lapsed instead (:class:`SourceLapse`: no
+    frame for now, a camera trying again; read again, after saying what its
+    :meth:`FrameSource.new_skips` says)."""
+    try:
+        return source.read(), False
+    except SourceLapse:
+        return None, True
+
+
 class CameraSource(FrameSource):
     """A local webcam through OpenCV.
 

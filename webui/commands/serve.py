@@ -138,7 +138,7 @@ def run_referee(args: argparse.Namespace) -> int:
     from vision.pipeline import recognize
     from webui.calibration_views import load_profile
     from webui.live import LiveReferee
-    from webui.sources import SourceLapse, open_source
+    from webui.sources import open_source, read_frame
     from webui.store import GameStore
 
     start = read_position_arg(args.start) if args.start else None
@@ -153,11 +153,7 @@ def run_referee(args: argparse.Namespace) -> int:
     stopped = False
     try:
         while True:
-            try:
-                frame = source.read()
-                lapse = False
-            except SourceLapse:  # a camera giving no picture for now: it keeps trying
-                frame, lapse = None, True
+            frame, lapse = read_frame(source)  # (lapse: a camera with no picture for now)
             for line in source.new_skips():  # stills that are no image, a camera's lapses
                 print(f"bao referee: {line}", file=sys.stderr)
             if lapse:
