@@ -94,6 +94,9 @@
     }));
   }
   listProfiles();
-  // during a game the board shows the game's position, not the start
-  call("GET", "/api/live").then((s) => { if (s.ply > 0) $("shown").value = "live"; }, () => {});
+  // the live game's South side; during a game the board shows the game's position, not the start
+  call("GET", "/api/live").then((s) => {
+    if (["bottom", "top", "left", "right"].includes(s.south_side)) $("south-side").value = s.south_side;
+    if (s.ply > 0) $("shown").value = "live";
+  }, () => {});
 })();
