@@ -145,8 +145,9 @@ def save() -> tuple[Response, int]:
     if image is None:
         raise ApiError("capture a frame of the start position first", 409)
     from calibration import position_counts, save_profile
+    from vision.holes import START_COUNTS
 
-    counts = None
+    counts = START_COUNTS
     if shown == "live":
         referee = live()
         with referee.lock:
@@ -174,14 +175,12 @@ def use() -> Response:
     return jsonify({"active": name})
 
 
-def build_profile(image: np.ndarray, south: str, corners: list[list[float]],
-                  counts: dict[str, int] | None = None) -> Any:
-    """The board profile of an image of the start position (or of the position whose
-    ``counts`` are given) with the confirmed corners."""
+def build_profile(image: np.ndarray, south: str, corners: list[list[float]], counts: dict[str, int]) -> Any:
+    """The board profile of an image of the position whose ``counts`` are given, with the
+    confirmed corners."""
     from calibration import calibrate_from_position
-    from vision.holes import START_COUNTS
 
     try:
-        return calibrate_from_position(image, south, START_COUNTS if counts is None else counts, corners=corners)
+        return calibrate_from_position(image, south, counts, corners=corners)
     except ValueError as exc:
         raise ApiError(f"calibration failed: {exc}") from exc
