@@ -35,6 +35,9 @@ played since the last logged one, and take back wrong moves as soon as they are 
 Figures: moves the referee logged correctly by itself, moves the players confirmed,
 wrong moves taken back. Writes ``benchmarks/results/referee_noise_players.json``.
 
+Both print the referee's time per view (median, 99th percentile, most): a view of a lost
+stretch is the slow one, its readings retraced (:func:`engine.branches.retrace`).
+
 Usage::
 
     python3 benchmarks/referee_noise.py [--games 200] [--moves 24] [--seed 1] [--players]
@@ -246,13 +249,21 @@ def play_game(seed: int, args: argparse.Namespace) -> dict[str, Any]:
         log = live.store.get(live.game_id).moves
         correct = sum(1 for m, t in zip(log, truth, strict=False) if m.source == "camera" and m.notation == t)
         return {"seed": seed, "moves": len(truth), "logged": len(log), "correct": correct, "needing_human": human,
-                "taken_back": taken_back, "unexplained_views": unexplained}
+                "taken_back": taken_back, "unexplained_views": unexplained, "view_ms": live.latencies_ms}
     log = live.store.get(live.game_id).moves
     correct, same, unsure = score_log([m.position for m in log], [m.notation for m in log], truth, truth_positions,
                                       viewed, [str((m.verdict or {}).get("note", "")) for m in log])
     return {"seed": seed, "moves": len(truth), "logged": len(log), "correct": correct,
             "same_position": same, "order_unsure": unsure, "wrong": len(log) - correct - same - unsure,
-            "unexplained_views": unexplained}
+            "unexplained_views": unexplained, "view_ms": live.latencies_ms}
+
+
+def view_times(games: list[dict[str, Any]]) -> dict[str, float]:
+    """The referee's time per view over every game (median, 99th percentile, most), taking
+    each game's list of times out of its entry."""
+    times = np.array([t for g in games for t in g.pop("view_ms")])
+    return {"view_ms_median": round(float(np.median(times)), 1), "view_ms_p99": round(float(np.percentile(times, 99)), 1),
+            "view_ms_max": round(float(times.max()), 1)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -272,15 +283,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     started = time.perf_counter()
     games = [play_game(args.seed * 100003 + g, args) for g in range(args.games)]
+    times = view_times(games)
     if args.players:
         total = {k: sum(g[k] for g in games)
                  for k in ("moves", "correct", "needing_human", "taken_back", "unexplained_views")}
         total["games_complete"] = sum(1 for g in games if g["correct"] == g["moves"])
         total["wall_s"] = round(time.perf_counter() - started, 1)
+        total.update(times)
         print(f"{args.games} games, {total['moves']} moves, players answering: {total['correct']} logged correctly "
               f"by the referee ({total['games_complete']} games complete), {total['needing_human']} confirmed "
               f"by the players, {total['taken_back']} wrong moves taken back, "
               f"{total['unexplained_views']} unexplained views; {total['wall_s']} s")
+        print(_times_line(times))
         return _write(args, total, games)
     total = {k: sum(g[k] for g in games)
              for k in ("moves", "logged", "correct", "same_position", "order_unsure", "wrong", "unexplained_views")}
@@ -288,13 +302,20 @@ def main(argv: list[str] | None = None) -> int:
     total["games_complete"] = sum(1 for g in games if g["correct"] + g["same_position"] == g["moves"])
     total["games_order_unsure"] = sum(1 for g in games if g["order_unsure"])
     total["wall_s"] = round(time.perf_counter() - started, 1)
+    total.update(times)
     print(f"{args.games} games, {total['moves']} moves: {total['correct']} logged correctly and "
           f"{total['same_position']} as another move leaving the same position "
           f"({total['games_complete']} games complete), {total['order_unsure']} of a stretch logged in another "
           f"order, its note saying the order is not sure ({total['games_order_unsure']} games), "
           f"{total['wrong']} logged wrong or after a wrong one "
           f"({total['games_wrong']} games), {total['unexplained_views']} unexplained views; {total['wall_s']} s")
+    print(_times_line(times))
     return _write(args, total, games)
+
+
+def _times_line(times: dict[str, float]) -> str:
+    return (f"referee's time per view: median {times['view_ms_median']} ms, 99th percentile {times['view_ms_p99']} ms, "
+            f"most {times['view_ms_max']} ms")
 
 
 def _write(args: argparse.Namespace, total: dict[str, Any], games: list[dict[str, Any]]) -> int:
