@@ -193,8 +193,9 @@ def retrace(readings: list[Branch], observation: Observation, config: RefereeCon
 
     Lost stretches (views no legal move explains, one after another) are read the way a
     hidden Markov model is decoded: each reading is a path of legal moves from the last
-    logged position through every view since, 0 to 2 moves between two views (up to
-    ``max_moves`` before the first, ``first``), scored on all the views' counts (every pit
+    logged position through every view since, 0 to 2 moves between two views (3 from the
+    ``retrace_deep`` best readings; up to ``max_moves`` before the first, ``first``; readings
+    are given best first, as this returns them), scored on all the views' counts (every pit
     held to its reading, so a misread pit costs that path what it costs any other). Paths
     to one position keep only their best (and the score of the next best in ``rival``:
     another order of moves to the same position); the ``width`` best positions are
@@ -210,11 +211,11 @@ def retrace(readings: list[Branch], observation: Observation, config: RefereeCon
     was, is not held to its (mis)read count.
     """
     config = config or RefereeConfig()
-    most = config.max_moves if first else min(config.max_moves, 2)
     # position key -> (reading, hypothesis, total score, rival score); the moves'
     # verdicts are described only for the readings kept
     kept: dict[tuple[object, ...], tuple[Branch, Hypothesis, float, float]] = {}
-    for reading in readings:
+    for i, reading in enumerate(readings):
+        most = config.max_moves if first else min(config.max_moves, 3 if i < config.retrace_deep else 2)
         depths = range(1) if reading.position.is_game_over() else range(most + 1)
         for depth in depths:
             for hyp in hypotheses(reading.position, observation, depth):

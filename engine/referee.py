@@ -101,6 +101,13 @@ class RefereeConfig:
             pits the camera saw untouched since are not held to their counts.
         unexplained_views: how many views in a row no legal move explains a kept
             reading may pass through before it is dropped.
+        retrace_deep: a lost stretch's readings (:func:`engine.branches.retrace`) grow by
+            two moves at most between two views, except this many best ones, which grow
+            by three (the camera missed two views in a row). With two, a stretch whose
+            moves went three at a time was only reached with boards that fit the views on
+            the way badly, and sometimes another path fitted better (docs/vision.md,
+            forty-seventh session). All 32 grown by three took a lost view 2-3 times as
+            long in the simulation, for 5 moves more in 4661 with players, none without.
     """
 
     explain_nats: float = 10.0
@@ -113,6 +120,7 @@ class RefereeConfig:
     tentative_nats: float = 8.0
     tentative_pits: int = 3
     unexplained_views: int = 1
+    retrace_deep: int = 8
 
 
 @dataclass(frozen=True)
