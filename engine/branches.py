@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from engine import Position
-from engine.observation import HOLES, Observation, board_vector
+from engine.observation import HOLES, Observation, board_vector, change_logs
 from engine.referee import (
     HIDDEN_PITS,
     Candidate,
@@ -214,13 +214,14 @@ def retrace(readings: list[Branch], observation: Observation, config: RefereeCon
     # position key -> (reading, hypothesis, total score, rival score); the moves'
     # verdicts are described only for the readings kept
     kept: dict[tuple[object, ...], tuple[Branch, Hypothesis, float, float]] = {}
+    logs = change_logs(changed) if changed else None  # the map, once for every hypothesis
     for i, reading in enumerate(readings):
         most = config.max_moves if first else min(config.max_moves, 3 if i < config.retrace_deep else 2)
         depths = range(1) if reading.position.is_game_over() else range(most + 1)
         for depth in depths:
             for hyp in hypotheses(reading.position, observation, depth):
                 key = hyp[4].key()
-                step = ranked_score(hyp[3], hyp[2], changed, changed_from)
+                step = ranked_score(hyp[3], hyp[2], changed, changed_from, logs)
                 total, rival = reading.score + step, reading.rival + step
                 there = kept.get(key)
                 if there is not None:

@@ -128,18 +128,29 @@ class Observation:
         return self.log_probs.max(axis=1) - self.log_probs[np.arange(32), idx]
 
 
-def change_evidence(before: np.ndarray, after: np.ndarray, changed: Mapping[str, float]) -> float:
-    """Log-likelihood of a per-pit change map under a hypothesis.
-
-    ``changed`` maps holes to the probability (0..1, exclusive) that the
-    pit's seeds changed since the view of the position ``before`` (counts in
-    HOLES order); the hypothesis predicts the board ``after``.
-    """
-    total = 0.0
+def change_logs(changed: Mapping[str, float]) -> np.ndarray:
+    """A per-pit change map (:func:`change_evidence`) as log-probabilities, shape (2, 32),
+    HOLES order: row 0 if the pit changed, row 1 if it was left alone (each probability
+    held within 0.01..0.99; 0 in both rows for a pit the map leaves out). Computed once
+    for a map that many hypotheses are ranked on."""
+    logs = np.zeros((2, 32))
     for i, hole in enumerate(HOLES):
         p = changed.get(hole)
         if p is None:
             continue
         p = min(max(float(p), 0.01), 0.99)
-        total += math.log(p if before[i] != after[i] else 1.0 - p)
-    return total
+        logs[0, i], logs[1, i] = math.log(p), math.log(1.0 - p)
+    return logs
+
+
+def change_evidence(before: np.ndarray, after: np.ndarray, changed: Mapping[str, float],
+                    logs: np.ndarray | None = None) -> float:
+    """Log-likelihood of a per-pit change map under a hypothesis.
+
+    ``changed`` maps holes to the probability (0..1, exclusive) that the
+    pit's seeds changed since the view of the position ``before`` (counts in
+    HOLES order); the hypothesis predicts the board ``after``. ``logs``: the map's
+    :func:`change_logs`, when already computed.
+    """
+    logs = change_logs(changed) if logs is None else logs
+    return float(np.where(before != after, logs[0], logs[1]).sum())

@@ -58,11 +58,12 @@ from typing import Any
 import numpy as np
 
 from engine import Move, Position, Trace
+from engine.holes import HOLE_INDEX
 from engine.observation import (
     HOLES,
     Observation,
-    board_vector,
     change_evidence,
+    change_logs,
 )
 
 
@@ -284,8 +285,14 @@ class Verdict:
         }
 
 
+_BOARD_ORDER = np.array([16 * side + r for side, r in (HOLE_INDEX[h] for h in HOLES)])
+"""Where each of HOLES lies in a position's bare board (``State.board``, engine.holes)."""
+
+
 def _counts(position: Position) -> np.ndarray:
-    return board_vector(position.to_json())
+    """The position's 32 pit counts in HOLES order (``board_vector(position.to_json())``,
+    without building the JSON: it is called for every hypothesis)."""
+    return np.array(position.state.board, dtype=np.int64)[_BOARD_ORDER]
 
 
 def _expand(position: Position) -> Iterable[tuple[Move, Position]]:
@@ -343,14 +350,14 @@ def _same_position(group: Sequence[Hypothesis]) -> bool:
 
 
 def ranked_score(score: float, counts: np.ndarray, changed: Mapping[str, float] | None = None,
-                 changed_from: np.ndarray | None = None) -> float:
+                 changed_from: np.ndarray | None = None, logs: np.ndarray | None = None) -> float:
     """How the referee ranks the board ``counts`` (HOLES order) on a view: ``score``, the
     view's log-likelihood of it, plus the log-likelihood of the camera's change map
     ``changed`` against a view of the board ``changed_from`` (:func:`change_evidence`;
-    nothing without a map)."""
+    nothing without a map). ``logs``: the map's :func:`change_logs`, when already computed."""
     if not changed or changed_from is None:
         return score
-    return score + change_evidence(changed_from, counts, changed)
+    return score + change_evidence(changed_from, counts, changed, logs)
 
 
 def explains_view(observation: Observation, counts: np.ndarray, config: RefereeConfig, forgiven: np.ndarray) -> bool:
@@ -451,8 +458,10 @@ def infer_move(
     def explains(counts: np.ndarray, score: float) -> bool:
         return explains_view(observation, counts, config, untouched & (counts == base))
 
+    logs = change_logs(changed) if changed else None
+
     def rank_score(counts: np.ndarray, score: float) -> float:
-        return ranked_score(score, counts, changed, base)
+        return ranked_score(score, counts, changed, base, logs)
 
     hyps = hypotheses(position, observation, 0) + hypotheses(position, observation, 1)
     if config.pairs and config.max_moves >= 2 and not any(explains(h[2], h[3]) for h in hyps):

@@ -56,3 +56,32 @@ def test_the_change_map_weighs_each_pit_by_whether_the_board_changed_it() -> Non
     # a board leaving A6 alone pays for the change seen there; probabilities are kept
     # within 0.01..0.99, so one sure map entry cannot rule a board out alone
     assert change_evidence(before, before, {"A6": 1.0}) == pytest.approx(math.log(0.01))
+
+
+def test_a_change_map_computed_once_weighs_boards_as_the_map_does() -> None:
+    # the referee turns a map into log-probabilities once for all its hypotheses
+    from engine.observation import change_logs
+
+    before = board_vector(Position.start().to_json())
+    after = before.copy()
+    after[HOLES.index("A6")] = 0
+    changed = {"A6": 0.9, "A1": 0.2}
+    logs = change_logs(changed)
+    assert logs[0, HOLES.index("A6")] == pytest.approx(math.log(0.9))
+    assert logs[1, HOLES.index("A1")] == pytest.approx(math.log(0.8))
+    assert not logs[:, HOLES.index("B1")].any()  # left out of the map: says nothing
+    assert change_evidence(before, after, changed, logs) == pytest.approx(math.log(0.9) + math.log(0.8))
+
+
+def test_the_referees_pit_counts_follow_the_holes_order_of_the_position_json() -> None:
+    # engine.referee reads each hypothesis's counts from the bare board, not its JSON
+    import random
+
+    from engine.referee import _counts
+
+    position, rng = Position.start(), random.Random(3)
+    for _ in range(40):
+        assert list(_counts(position)) == list(board_vector(position.to_json()))
+        if position.is_game_over():
+            break
+        position.push(rng.choice(position.legal_moves))
