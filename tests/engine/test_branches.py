@@ -27,22 +27,31 @@ def test_a_kept_reading_grows_by_two_moves_at_most_a_view() -> None:
     assert infer_move(start, Observation.from_counts(current.to_json())).status == "accepted"
 
 
-def test_a_lost_stretch_is_retraced_through_all_its_views() -> None:
-    # four kunamua moves (2.2, 2.3) seen in two views: after two moves with B1 read one seed
-    # too many (no legal move explains it), after four cleanly (too far for one view).
-    # Every path of legal moves through both views is scored on both: the moves played fit
-    # best, by more than margin_nats; between two views a path takes two moves at most
-    from engine.branches import Branch, retrace
-
-    start = Position.start()
+def _first_moves_seen(start: Position, moves_a_view: tuple[int, ...],
+                      ) -> tuple[Position, list[str], list[np.ndarray], list[np.ndarray]]:
+    """The first legal move played again and again from ``start``, seen after each number of
+    ``moves_a_view``: (the position at the end, the moves played, each view's counts (to
+    misread), each view's true counts)."""
     current, played, views, truth = start, [], [], []
-    for _ in range(2):
-        for _ in range(2):
+    for moves in moves_a_view:
+        for _ in range(moves):
             move = current.legal_moves[0]
             played.append(current.notation(move))
             current, _ = current.play(move)
         views.append(board_vector(current.to_json()))
         truth.append(board_vector(current.to_json()))
+    return current, played, views, truth
+
+
+def test_a_lost_stretch_is_retraced_through_all_its_views() -> None:
+    # four kunamua moves (2.2, 2.3) seen in two views: after two moves with B1 read one seed
+    # too many (no legal move explains it), after four cleanly (too far for one view).
+    # Every path of legal moves through both views is scored on both: the moves played fit
+    # best, by more than margin_nats
+    from engine.branches import Branch, retrace
+
+    start = Position.start()
+    current, played, views, truth = _first_moves_seen(start, (2, 2))
     views[0][HOLES.index("B1")] += 1
     assert infer_move(start, Observation.from_counts(views[1])).status == "unexplained"
     readings = [Branch(start, (), (), 0.0)]
@@ -74,14 +83,7 @@ def test_a_lost_stretch_is_retraced_with_three_moves_between_two_views() -> None
     from engine.branches import Branch, retrace
 
     start = Position.start()
-    current, played, views, truth = start, [], [], []
-    for moves in (1, 3, 3):
-        for _ in range(moves):
-            move = current.legal_moves[0]
-            played.append(current.notation(move))
-            current, _ = current.play(move)
-        views.append(board_vector(current.to_json()))
-        truth.append(board_vector(current.to_json()))
+    _, played, views, truth = _first_moves_seen(start, (1, 3, 3))
     views[0][HOLES.index("B1")] += 1
     assert infer_move(start, Observation.from_counts(views[0])).status == "unexplained"
 
