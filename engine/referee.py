@@ -108,7 +108,8 @@ class RefereeConfig:
             moves went three at a time was only reached with boards that fit the views on
             the way badly, and sometimes another path fitted better (docs/vision.md,
             forty-seventh session). All 32 grown by three took a lost view 2-3 times as
-            long in the simulation, for 5 moves more in 4661 with players, none without.
+            long in the simulation for few more moves (18 more in 4660 with a third of
+            the views missed, 5 in 4661 with players); the 2 best alone logged wrong ones.
     """
 
     explain_nats: float = 10.0
