@@ -199,22 +199,60 @@ class GameStore:
         knows it; a mismatch (another writer got there first) raises ValueError
         and writes nothing.
         """
-        now = _now()
         with self._transaction() as conn:
-            row = conn.execute("SELECT COUNT(*) FROM moves WHERE game_id = ?", (game_id,)).fetchone()
-            if row[0] != expected_ply:
-                raise ValueError(f"game {game_id} has {row[0]} moves logged, expected {expected_ply}")
-            for i, (notation, verdict, position) in enumerate(moves):
-                conn.execute(
-                    "INSERT INTO moves (game_id, ply, notation, verdict, position, source, created) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (game_id, expected_ply + i + 1, notation, json.dumps(verdict), json.dumps(position), source, now),
-                )
-            last = moves[-1][1] if moves else {}
+            self._check_ply(conn, game_id, expected_ply)
+            self._insert_moves(conn, game_id, moves, source, expected_ply)
+
+    @staticmethod
+    def _check_ply(conn: sqlite3.Connection, game_id: int, expected_ply: int) -> None:
+        row = conn.execute("SELECT COUNT(*) FROM moves WHERE game_id = ?", (game_id,)).fetchone()
+        if row[0] != expected_ply:
+            raise ValueError(f"game {game_id} has {row[0]} moves logged, expected {expected_ply}")
+
+    @staticmethod
+    def _insert_moves(conn: sqlite3.Connection, game_id: int, moves: Sequence[tuple[str, dict[str, Any], dict[str, Any]]],
+                      source: str, after_ply: int) -> None:
+        """Insert ``moves`` after the first ``after_ply`` of the game, and mark the game
+        finished or not by the last one's verdict (inside a transaction)."""
+        now = _now()
+        for i, (notation, verdict, position) in enumerate(moves):
             conn.execute(
-                "UPDATE games SET updated = ?, finished = ?, winner = ?, reason = ? WHERE id = ?",
-                (now, int(bool(last.get("game_over"))), last.get("winner"), last.get("reason"), game_id),
+                "INSERT INTO moves (game_id, ply, notation, verdict, position, source, created) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (game_id, after_ply + i + 1, notation, json.dumps(verdict), json.dumps(position), source, now),
             )
+        last = moves[-1][1] if moves else {}
+        conn.execute(
+            "UPDATE games SET updated = ?, finished = ?, winner = ?, reason = ? WHERE id = ?",
+            (now, int(bool(last.get("game_over"))), last.get("winner"), last.get("reason"), game_id),
+        )
+
+    def replace_moves(
+        self,
+        game_id: int,
+        replaced: int,
+        moves: Sequence[tuple[str, dict[str, Any], dict[str, Any]]],
+        source: str,
+        expected_ply: int,
+    ) -> list[str]:
+        """Replace the last ``replaced`` logged moves by ``moves`` in one transaction (the
+        referee revising its own reading: nothing is lost half way); returns the
+        notations replaced, oldest first.
+
+        ``expected_ply`` is the number of moves logged as the caller knows it; a
+        mismatch, or fewer moves logged than ``replaced``, raises ValueError and writes
+        nothing.
+        """
+        if replaced < 0 or replaced > expected_ply:
+            raise ValueError(f"cannot replace {replaced} of {expected_ply} moves")
+        keep = expected_ply - replaced
+        with self._transaction() as conn:
+            self._check_ply(conn, game_id, expected_ply)
+            old = [str(r[0]) for r in conn.execute(
+                "SELECT notation FROM moves WHERE game_id = ? AND ply > ? ORDER BY ply", (game_id, keep))]
+            conn.execute("DELETE FROM moves WHERE game_id = ? AND ply > ?", (game_id, keep))
+            self._insert_moves(conn, game_id, moves, source, keep)
+        return old
 
     def undo_last(self, game_id: int) -> str:
         """Remove the last logged move (a correction by the players); returns its notation."""

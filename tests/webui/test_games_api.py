@@ -1,8 +1,9 @@
 """The JSON API of the game log with Flask's test client: undo, new game, export and import
-of records, reopening a game and its replay."""
+of records, reopening a game and its replay, and the store replacing the last moves."""
 
 from __future__ import annotations
 
+import pytest
 from live_frames import START, after, post_still
 
 
@@ -93,3 +94,33 @@ def test_json_export_imports_back(client, recognizer) -> None:
     game = client.get(f"/api/games/{r.get_json()['id']}").get_json()
     assert [m["move"] for m in game["moves"]] == ["A6<*", second]
     assert game["moves"][-1]["position"] == after("A6<*", second).to_json()
+
+
+def test_the_last_moves_are_replaced_in_one_transaction() -> None:
+    # The referee revising its own reading (webui.verdicts.VerdictMixin._revise): the
+    # moves replaced are returned, the new ones follow the moves kept, and a count of
+    # moves other than the caller's, or more moves to replace than are logged, writes
+    # nothing
+    from webui.store import GameStore
+
+    db = GameStore("sqlite://:memory:")
+    game_id = db.create_game(after().to_json(), "S", "N", None)
+    first = after().notation(after().legal_moves[0])
+    played = [first]
+    for _ in range(2):
+        pos = after(*played)
+        played.append(pos.notation(pos.legal_moves[0]))
+    db.append_moves(game_id, [(m, {"notation": m}, after(*played[:i + 1]).to_json())
+                              for i, m in enumerate(played)], "camera", 0)
+    other = after(first).notation(after(first).legal_moves[-1])
+    assert other != played[1]
+    row = (other, {"notation": other, "note": "revised"}, after(first, other).to_json())
+    with pytest.raises(ValueError, match="has 3 moves logged, expected 2"):
+        db.replace_moves(game_id, 2, [row], "camera", 2)
+    with pytest.raises(ValueError, match="cannot replace 4 of 3"):
+        db.replace_moves(game_id, 4, [row], "camera", 3)
+    assert [m.notation for m in db.get(game_id).moves] == played
+    assert db.replace_moves(game_id, 2, [row], "camera", 3) == played[1:]
+    moves = db.get(game_id).moves
+    assert [m.notation for m in moves] == [first, other]
+    assert moves[1].verdict["note"] == "revised" and moves[1].position == after(first, other).to_json()
