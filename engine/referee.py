@@ -110,6 +110,13 @@ class RefereeConfig:
             forty-seventh session). All 32 grown by three took a lost view 2-3 times as
             long in the simulation for few more moves (18 more in 4660 with a third of
             the views missed, 5 in 4661 with players); the 2 best alone logged wrong ones.
+        revise_plies: without players, when the views stop fitting every legal move after
+            some logged by the camera, the referee may doubt the last this many of them:
+            it retraces the views since the position before them and, when another path
+            fits them all far better, replaces those moves, the note naming the moves
+            replaced (:meth:`webui.verdicts.VerdictMixin._revise`; 0: never). A view
+            misread in four pits once fitted a wrong move, and the game then stalled three
+            moves later (docs/vision.md, forty-eighth session).
     """
 
     explain_nats: float = 10.0
@@ -123,6 +130,7 @@ class RefereeConfig:
     tentative_pits: int = 3
     unexplained_views: int = 1
     retrace_deep: int = 8
+    revise_plies: int = 3
 
 
 @dataclass(frozen=True)

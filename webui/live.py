@@ -170,6 +170,9 @@ class LiveReferee(VerdictMixin):
         self._views: list[tuple[int, Observation, dict[str, float] | None, bool]] = []
         # the readings of a lost stretch (engine.branches.retrace): (ply, views used, readings)
         self._trail: tuple[int, int, list[Branch]] | None = None
+        # every view refereed at the last RefereeConfig.revise_plies plies, with its ply: the
+        # referee retraces them when it doubts the moves it logged last (_revise)
+        self._recent: list[tuple[int, Observation]] = []
         self.source: FrameSource | None = None
         self.source_info: dict[str, Any] = {"kind": "browser", "running": False, "ended": False}
         self._thread: threading.Thread | None = None
@@ -205,7 +208,7 @@ class LiveReferee(VerdictMixin):
             self.verdict = None
             self._reference = None
             self.branches = []
-            self._views, self._trail = [], None
+            self._views, self._trail, self._recent = [], None, []
             self.detector.reset()
 
     def resume_or_start(self) -> int:
@@ -312,6 +315,8 @@ class LiveReferee(VerdictMixin):
                 ply = self.ply
                 self._views = [v for v in self._views if v[0] == ply] + [
                     (ply, observation, changed, verdict.status == "unexplained")]
+                self._recent = [v for v in self._recent if v[0] >= ply - self.referee.revise_plies] + [
+                    (ply, observation)]
                 if self.branches and not self._settles(verdict, changed):
                     result = self._follow_branches(image, observation, changed_since_branch, verdict)
                 else:
@@ -327,7 +332,7 @@ class LiveReferee(VerdictMixin):
                         # kept for the later views to decide, while the players are asked
                         self._keep_tentative(verdict, observation)
                         self._branch_view = image
-                result = self._retrace(ply, observation, result)
+                result = self._revise(ply, self._retrace(ply, observation, result))
                 if result.get("status") in ("accepted", "unchanged") or self._as_logged(reference, verdict):
                     self._reference = (image, self.ply)
                 latency = (time.perf_counter() - t0) * 1000.0
@@ -470,7 +475,7 @@ class LiveReferee(VerdictMixin):
             self.ply -= 1
             self._reference = None
             self.branches = []
-            self._views, self._trail = [], None
+            self._views, self._trail, self._recent = [], None, []
             self.pending = None
             self._set_verdict("undone", f"{notation} taken back")
             return notation

@@ -12,8 +12,10 @@ retraced through all of them (:meth:`VerdictMixin._retrace`). Without players
 (:meth:`VerdictMixin._log_indistinguishable`), three moves seen at once wait for
 the next view (:meth:`VerdictMixin._held`), and a stretch still open when the
 recording ends is logged if the views single out its moves
-(:meth:`VerdictMixin._finish`). Every move logged on less than one plain
-view carries a note saying why.
+(:meth:`VerdictMixin._finish`), and when the views stop fitting any move, the last
+moves the camera logged are retraced again with them and replaced if the views single
+out other moves (:meth:`VerdictMixin._revise`). Every move logged on less than one
+plain view carries a note saying why.
 
 The mixin keeps no state of its own: the live referee's game, position and kept
 readings, declared below, are set by :class:`webui.live.LiveReferee`.
@@ -49,6 +51,11 @@ fewer seeds than they leave in a pit or two, as it did at the view before
 ORDER_UNSURE = "the position is sure, the order of the moves is not"
 """Said in the note of moves a lost stretch was retraced to when another order of moves to
 the same position fits the views nearly as well (:meth:`VerdictMixin._retrace`)."""
+REVISE_AT = (2, 4, 8)
+"""After how many views fitting no legal move, all in a row but those before the first
+two, the referee doubts the moves it logged last (:meth:`VerdictMixin._revise`): each try
+retraces more views (a median 82, 153 and 460 ms in the simulation with harsh noise), and
+none later changed a log there."""
 SOURCE_ENDED = "logged as the recording ended, with no later view to confirm it"
 """Said in the note of moves logged from a stretch the views left open when the source
 ended (:meth:`VerdictMixin._finish`)."""
@@ -71,14 +78,23 @@ class VerdictMixin:
     _kept_view: tuple[Observation, float] | None
     _views: list[tuple[int, Observation, dict[str, float] | None, bool]]
     _trail: tuple[int, int, list[Branch]] | None
+    _recent: list[tuple[int, Observation]]
 
-    def _log(self, verdict_moves: Sequence[Any], source: str, note: str | None = None) -> list[dict[str, Any]]:
+    def _log(self, verdict_moves: Sequence[Any], source: str, note: str | None = None,
+             replacing: int = 0) -> list[dict[str, Any]]:
         """Write the moves to the game log (each verdict with ``note`` when given) and play
-        them; returns their verdicts as logged."""
+        them, in place of the last ``replacing`` moves logged (:meth:`_revise`); returns
+        their verdicts as logged."""
         assert self.game_id is not None
         logged = [m.to_json() | ({"note": note} if note else {}) for m in verdict_moves]
         rows = [(m.notation, v, m.position) for m, v in zip(verdict_moves, logged, strict=True)]
-        self.store.append_moves(self.game_id, rows, source, self.ply)
+        if replacing:
+            self.store.replace_moves(self.game_id, replacing, rows, source, self.ply)
+            for _ in range(replacing):
+                self.position.pop()
+            self.ply -= replacing
+        else:
+            self.store.append_moves(self.game_id, rows, source, self.ply)
         for m in verdict_moves:
             self.position.push(self.position.parse_move(m.notation))
         self.ply += len(verdict_moves)
@@ -152,6 +168,67 @@ class VerdictMixin:
                      f"view and the one before: {HIDDEN_THERE}")
         moves = self._log(best.verdicts, "camera", note)
         return self._set_verdict("accepted", f"{' then '.join(best.notations)} (legal; {note})", moves)
+
+    def _revise(self, ply: int, result: dict[str, Any]) -> dict[str, Any]:
+        """Without players: no legal move has fitted the last two views, nor has any path
+        through the views since the last logged move (:meth:`_retrace`). One of the last
+        moves the camera logged may be wrong: a view misread in a few pits can fit
+        another move exactly, and every later view then fails.
+
+        The views since the position before the last ``RefereeConfig.revise_plies``
+        camera-logged moves (those whose views were all kept) are retraced from there
+        (:func:`engine.branches.retrace_views`; counts only, as the change maps are
+        against other views; two moves at most between two views). When the best path
+        explains the latest view, beats every other path by ``margin_nats`` and every
+        other order of its moves too, and replaces at least one of the moves logged, it
+        is logged in their place in one transaction, its note naming the moves
+        replaced. Tried when the views since the last logged move number one of
+        ``REVISE_AT``. Returns the verdict to show."""
+        here = [v for v in self._views if v[0] == ply]
+        if (self.players or self.referee.revise_plies <= 0 or self.ply != ply
+                or result.get("status") != "unexplained" or len(here) not in REVISE_AT
+                or not all(v[3] for v in here[-2:])):
+            return result
+        assert self.game_id is not None
+        moves = self.store.get(self.game_id).moves
+        # only moves whose views were all kept: since the game was opened, a move taken
+        # back or a revision
+        seen_since = min(at for at, _ in self._recent)
+        k = 0
+        while (k < min(self.referee.revise_plies, len(moves), ply - seen_since)
+               and moves[len(moves) - 1 - k].source == "camera"):
+            k += 1
+        if k == 0:
+            return result
+        undone = [self.position.pop() for _ in range(k)]
+        base = self.position.copy()
+        for move in reversed(undone):
+            self.position.push(move)
+        views = [(seen, None) for at, seen in self._recent if at >= ply - k]
+        # two moves at most between two views: where the moves played went further apart,
+        # no path reaches them, and the best of those that do is no evidence
+        readings = retrace_views(base, views, replace(self.referee, retrace_deep=0, max_moves=2))
+        best = readings[0] if readings else None
+        if (best is None or not best.explained
+                or (len(readings) > 1 and best.score - readings[1].score < self.referee.margin_nats)
+                or best.score - best.rival < self.referee.margin_nats):
+            return result
+        logged = [m.notation for m in moves[len(moves) - k:]]
+        same = 0
+        while same < min(k, len(best.notations)) and best.notations[same] == logged[same]:
+            same += 1
+        if same == k or same == len(best.notations):
+            # the moves logged and more: a path that keeps them but fits their views worse
+            # than they do, to reach the later ones (which no path from them reaches), is
+            # no evidence against them; or fewer of them: nothing better to log
+            return result
+        note = (f"revised: the camera's reading {' then '.join(logged[same:])} replaced, as the {len(views)} views "
+                "since read together fit these moves far better than any others")
+        verdicts = best.verdicts[same:]
+        logged_moves = self._log(verdicts, "camera", note, replacing=k - same)
+        self._views, self._trail, self._recent = [], None, []
+        return self._set_verdict("accepted", f"{' then '.join(m.notation for m in verdicts)} (legal; {note})",
+                                 logged_moves)
 
     def _log_indistinguishable(self, branches: list[Branch]) -> dict[str, Any] | None:
         """Without players: readings that all explain the view and all leave the very same

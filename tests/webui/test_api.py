@@ -490,3 +490,20 @@ def test_two_moves_leaving_the_same_position_are_asked_about_on_every_view(app, 
     assert "the very same position" in state["verdict"]["message"]
     state = client.post("/api/live/confirm", json={"moves": ["A4>"]}).get_json()
     assert state["ply"] == 1 and state["moves"][-1]["move"] == "A4>"
+
+
+def test_a_players_game_is_not_revised_behind_their_back(app, client, recognizer) -> None:
+    # Kunamua (2.2, 2.3). A5< is played, and its view reads exactly the board A1< leaves (A5
+    # 13 for 14, a4 1 for 0): A1< is logged. The next views fit no legal move from there.
+    # `bao referee`, with nobody to ask, revises A1< (tests/webui/test_referee_cli.py); on
+    # the play page the players are asked instead, and the log keeps what they saw logged
+    start = Position.from_text("A:1,9,0,0,13,0,1,0 B:0,0,0,0,0,0,0,0 a:1,1,4,1,0,3,1,1 "
+                               "b:0,0,0,0,0,0,0,0 reserve:14,14 nyumba:S move:S")
+    app.extensions["bao_live"].new_game(start=start.to_json())
+    pos = Position.from_json(start.to_json())
+    post_still(client, recognizer, pos)
+    for i, move in enumerate(["A5<", "a6>", "A2<", "a2<"]):
+        pos.push(pos.parse_move(move))
+        state = post_still(client, recognizer, pos, misread={"A5": 13, "a4": 1} if i == 0 else None).get_json()
+        assert [m["move"] for m in state["moves"]] == ["A1<"]
+    assert state["verdict"]["status"] == "unexplained" and state["needs_players"]

@@ -9,6 +9,7 @@ import pytest
 
 import vision.pipeline
 from engine import Position
+from engine.observation import HOLES, board_vector
 from webui.cli import main
 
 
@@ -294,3 +295,36 @@ def test_referee_does_not_take_a_shortfall_seen_once_for_a_hidden_seed(
     assert [line.split()[1] for line in lines] == played
     assert all("logged as the recording ended" in line and "(A5 7 left, 6 seen)" in line
                and "seeds may lie hidden" not in line for line in lines)
+
+
+def test_referee_revises_a_move_a_misread_view_fitted_once_later_views_fit_no_move(
+        tmp_path, recognizer, monkeypatch, capsys) -> None:
+    # Kunamua (2.2, 2.3), South to move. A5< is played (capturing from a4 and a8), and its
+    # view reads A5 with 13 seeds for 14 and a4 with 1 for 0: exactly the board A1< leaves,
+    # so A1< is logged. North's a6> and the next moves are seen well, but no legal move
+    # from A1<'s board explains them. At the second such view the referee doubts the move it
+    # logged last: the views since the position before it, read together, fit A5< a6> A2<
+    # far better than any other path, so A1< is replaced, the note naming it, and the
+    # game goes on
+    monkeypatch.setattr(vision.pipeline, "recognize", recognizer)
+    start = Position.from_text("A:1,9,0,0,13,0,1,0 B:0,0,0,0,0,0,0,0 a:1,1,4,1,0,3,1,1 "
+                               "b:0,0,0,0,0,0,0,0 reserve:14,14 nyumba:S move:S")
+    misread = {"A5": 13, "a4": 1}
+    seen = board_vector(start.play(start.parse_move("A5<"))[0].to_json())
+    for hole, count in misread.items():
+        seen[HOLES.index(hole)] = count
+    assert list(seen) == list(board_vector(start.play(start.parse_move("A1<"))[0].to_json()))
+    played = ["A5<", "a6>", "A2<", "a2<"]
+    folder = tmp_path / "stills"
+    folder.mkdir()
+    pos = Position.from_json(start.to_json())
+    cv2.imwrite(str(folder / "000.png"), recognizer.frame(pos))
+    for i, move in enumerate(played, start=1):
+        pos.push(pos.parse_move(move))
+        cv2.imwrite(str(folder / f"{i:03d}.png"), recognizer.frame(pos, misread=misread if i == 1 else None))
+    assert main(["referee", str(folder), "--south", "bottom", "--start", start.to_text()]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[1] for line in lines] == played
+    assert all("revised: the camera's reading A1< replaced, as the 4 views since read together fit these moves"
+               in line for line in lines[:3])
+    assert "(" not in lines[3]  # seen directly after the revision: no note
