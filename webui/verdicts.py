@@ -52,10 +52,10 @@ ORDER_UNSURE = "the position is sure, the order of the moves is not"
 """Said in the note of moves a lost stretch was retraced to when another order of moves to
 the same position fits the views nearly as well (:meth:`VerdictMixin._retrace`)."""
 REVISE_AT = (2, 4, 8)
-"""After how many views fitting no legal move, all in a row but those before the first
-two, the referee doubts the moves it logged last (:meth:`VerdictMixin._revise`): each try
-retraces more views (a median 82, 153 and 460 ms in the simulation with harsh noise), and
-none later changed a log there."""
+"""How many views since the last logged move (the last two fitting no legal move) make the
+referee doubt the moves it logged last (:meth:`VerdictMixin._revise`). Each try retraces
+more views: a median 82, 153 and 460 ms after 2, 4 and 8 views in the simulation with
+harsh noise, 1.2 s once after 16; none after 2 changed a log there."""
 SOURCE_ENDED = "logged as the recording ended, with no later view to confirm it"
 """Said in the note of moves logged from a stretch the views left open when the source
 ended (:meth:`VerdictMixin._finish`)."""
