@@ -179,10 +179,11 @@ class VerdictMixin:
         camera-logged moves (those whose views were all kept) are retraced from there
         (:func:`engine.branches.retrace_views`; counts only, as the change maps are
         against other views; two moves at most between two views). When the best path
-        explains the latest view, beats every other path by ``margin_nats`` and every
-        other order of its moves too, and replaces at least one of the moves logged, it
-        is logged in their place in one transaction, its note naming the moves
-        replaced. Tried when the views since the last logged move number one of
+        explains the latest view, beats every path to another position by
+        ``margin_nats``, and replaces at least one of the moves logged, it is logged in
+        their place in one transaction, its note naming the moves replaced (and saying
+        the order is not sure when another order of moves to the same position fits
+        nearly as well, as :meth:`_retrace` logs it). Tried when the views since the last logged move number one of
         ``REVISE_AT``. Returns the verdict to show."""
         here = [v for v in self._views if v[0] == ply]
         if (self.players or self.referee.revise_plies <= 0 or self.ply != ply
@@ -210,8 +211,7 @@ class VerdictMixin:
         readings = retrace_views(base, views, replace(self.referee, retrace_deep=0, max_moves=2))
         best = readings[0] if readings else None
         if (best is None or not best.explained
-                or (len(readings) > 1 and best.score - readings[1].score < self.referee.margin_nats)
-                or best.score - best.rival < self.referee.margin_nats):
+                or (len(readings) > 1 and best.score - readings[1].score < self.referee.margin_nats)):
             return result
         logged = [m.notation for m in moves[len(moves) - k:]]
         same = 0
@@ -224,6 +224,8 @@ class VerdictMixin:
             return result
         note = (f"revised: the camera's reading {' then '.join(logged[same:])} replaced, as the {len(views)} views "
                 "since read together fit these moves far better than any others")
+        if best.score - best.rival < self.referee.margin_nats:
+            note += f"; {ORDER_UNSURE}: another order of moves to the same position fits the views nearly as well"
         verdicts = best.verdicts[same:]
         logged_moves = self._log(verdicts, "camera", note, replacing=k - same)
         self._views, self._trail, self._recent = [], None, []

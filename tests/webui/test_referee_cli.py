@@ -328,3 +328,37 @@ def test_referee_revises_a_move_a_misread_view_fitted_once_later_views_fit_no_mo
     assert all("revised: the camera's reading A1< replaced, as the 4 views since read together fit these moves"
                in line for line in lines[:3])
     assert "(" not in lines[3]  # seen directly after the revision: no note
+
+
+def test_referee_revises_to_one_of_two_moves_leaving_the_same_position_and_says_so(
+        tmp_path, recognizer, monkeypatch, capsys) -> None:
+    # Kunamua (2.2, 2.3). South plays A6<, and its view reads A1 with no seed for 1 and A8
+    # with 1 for 0: exactly the board A6> leaves, so A6> is logged. North then captures
+    # with a4<, and a4> would leave the very same position; South and North play on.
+    # No move from A6>'s board explains the views after it, and from the position before
+    # it the views fit A6< then a4< (or a4>) far better than any other path to another
+    # position: A6> is replaced, the note naming it and saying the order is not sure
+    monkeypatch.setattr(vision.pipeline, "recognize", recognizer)
+    start = Position.from_text("A:0,0,1,3,8,1,3,0 B:0,0,0,0,0,0,0,0 a:0,1,1,1,0,3,2,0 "
+                               "b:0,0,0,0,0,0,0,0 reserve:20,20 nyumba:S move:S")
+    misread = {"A1": 0, "A8": 1}
+    seen = board_vector(start.play(start.parse_move("A6<"))[0].to_json())
+    for hole, count in misread.items():
+        seen[HOLES.index(hole)] = count
+    assert list(seen) == list(board_vector(start.play(start.parse_move("A6>"))[0].to_json()))
+    mid = start.play(start.parse_move("A6<"))[0]
+    assert mid.play(mid.parse_move("a4<"))[0].to_json() == mid.play(mid.parse_move("a4>"))[0].to_json()
+    played = ["A6<", "a4<", "A1<", "a2<"]
+    folder = tmp_path / "stills"
+    folder.mkdir()
+    pos = Position.from_json(start.to_json())
+    cv2.imwrite(str(folder / "000.png"), recognizer.frame(pos))
+    for i, move in enumerate(played, start=1):
+        pos.push(pos.parse_move(move))
+        cv2.imwrite(str(folder / f"{i:03d}.png"), recognizer.frame(pos, misread=misread if i == 1 else None))
+    assert main(["referee", str(folder), "--south", "bottom", "--start", start.to_text()]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[1] for line in lines] in (played, ["A6<", "a4>", "A1<", "a2<"])
+    assert all("revised: the camera's reading A6> replaced" in line
+               and "the position is sure, the order of the moves is not" in line for line in lines[:3])
+    assert "(" not in lines[3]
