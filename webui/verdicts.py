@@ -55,7 +55,8 @@ REVISE_AT = (2, 4, 8)
 """How many views since the last logged move (the last two fitting no legal move) make the
 referee doubt the moves it logged last (:meth:`VerdictMixin._revise`). Each try retraces
 more views: a median 82, 153 and 460 ms after 2, 4 and 8 views in the simulation with
-harsh noise, 1.2 s once after 16; the only revision in its runs came after 2."""
+harsh noise, 1.2 s once after 16. Of the three revisions in its runs, two came after 2
+views and one after 8."""
 SOURCE_ENDED = "logged as the recording ended, with no later view to confirm it"
 """Said in the note of moves logged from a stretch the views left open when the source
 ended (:meth:`VerdictMixin._finish`)."""
