@@ -297,6 +297,27 @@ def test_referee_does_not_take_a_shortfall_seen_once_for_a_hidden_seed(
                and "seeds may lie hidden" not in line for line in lines)
 
 
+def _referee_first_view_read_as(tmp_path, recognizer, monkeypatch, capsys, start: Position, played: list[str],
+                                misread: dict[str, int], seen_as: str) -> list[str]:
+    """``bao referee`` on stills of ``start`` and of the position after each of ``played``,
+    the first move's view read with ``misread`` (pit -> count), which makes it exactly the
+    board ``seen_as`` leaves (asserted); returns the record's lines."""
+    monkeypatch.setattr(vision.pipeline, "recognize", recognizer)
+    seen = board_vector(start.play(start.parse_move(played[0]))[0].to_json())
+    for hole, count in misread.items():
+        seen[HOLES.index(hole)] = count
+    assert list(seen) == list(board_vector(start.play(start.parse_move(seen_as))[0].to_json()))
+    folder = tmp_path / "stills"
+    folder.mkdir()
+    pos = Position.from_json(start.to_json())
+    cv2.imwrite(str(folder / "000.png"), recognizer.frame(pos))
+    for i, move in enumerate(played, start=1):
+        pos.push(pos.parse_move(move))
+        cv2.imwrite(str(folder / f"{i:03d}.png"), recognizer.frame(pos, misread=misread if i == 1 else None))
+    assert main(["referee", str(folder), "--south", "bottom", "--start", start.to_text()]) == 0
+    return capsys.readouterr().out.splitlines()
+
+
 def test_referee_revises_a_move_a_misread_view_fitted_once_later_views_fit_no_move(
         tmp_path, recognizer, monkeypatch, capsys) -> None:
     # Kunamua (2.2, 2.3), South to move. A5< is played (capturing from a4 and a8), and its
@@ -306,24 +327,11 @@ def test_referee_revises_a_move_a_misread_view_fitted_once_later_views_fit_no_mo
     # logged last: the views since the position before it, read together, fit A5< a6> A2<
     # far better than any other path, so A1< is replaced, the note naming it, and the
     # game goes on
-    monkeypatch.setattr(vision.pipeline, "recognize", recognizer)
     start = Position.from_text("A:1,9,0,0,13,0,1,0 B:0,0,0,0,0,0,0,0 a:1,1,4,1,0,3,1,1 "
                                "b:0,0,0,0,0,0,0,0 reserve:14,14 nyumba:S move:S")
-    misread = {"A5": 13, "a4": 1}
-    seen = board_vector(start.play(start.parse_move("A5<"))[0].to_json())
-    for hole, count in misread.items():
-        seen[HOLES.index(hole)] = count
-    assert list(seen) == list(board_vector(start.play(start.parse_move("A1<"))[0].to_json()))
     played = ["A5<", "a6>", "A2<", "a2<"]
-    folder = tmp_path / "stills"
-    folder.mkdir()
-    pos = Position.from_json(start.to_json())
-    cv2.imwrite(str(folder / "000.png"), recognizer.frame(pos))
-    for i, move in enumerate(played, start=1):
-        pos.push(pos.parse_move(move))
-        cv2.imwrite(str(folder / f"{i:03d}.png"), recognizer.frame(pos, misread=misread if i == 1 else None))
-    assert main(["referee", str(folder), "--south", "bottom", "--start", start.to_text()]) == 0
-    lines = capsys.readouterr().out.splitlines()
+    lines = _referee_first_view_read_as(tmp_path, recognizer, monkeypatch, capsys, start, played,
+                                        {"A5": 13, "a4": 1}, "A1<")
     assert [line.split()[1] for line in lines] == played
     assert all("revised: the camera's reading A1< replaced, as the 4 views since read together fit these moves"
                in line for line in lines[:3])
@@ -338,26 +346,13 @@ def test_referee_revises_to_one_of_two_moves_leaving_the_same_position_and_says_
     # No move from A6>'s board explains the views after it, and from the position before
     # it the views fit A6< then a4< (or a4>) far better than any other path to another
     # position: A6> is replaced, the note naming it and saying the order is not sure
-    monkeypatch.setattr(vision.pipeline, "recognize", recognizer)
     start = Position.from_text("A:0,0,1,3,8,1,3,0 B:0,0,0,0,0,0,0,0 a:0,1,1,1,0,3,2,0 "
                                "b:0,0,0,0,0,0,0,0 reserve:20,20 nyumba:S move:S")
-    misread = {"A1": 0, "A8": 1}
-    seen = board_vector(start.play(start.parse_move("A6<"))[0].to_json())
-    for hole, count in misread.items():
-        seen[HOLES.index(hole)] = count
-    assert list(seen) == list(board_vector(start.play(start.parse_move("A6>"))[0].to_json()))
     mid = start.play(start.parse_move("A6<"))[0]
     assert mid.play(mid.parse_move("a4<"))[0].to_json() == mid.play(mid.parse_move("a4>"))[0].to_json()
     played = ["A6<", "a4<", "A1<", "a2<"]
-    folder = tmp_path / "stills"
-    folder.mkdir()
-    pos = Position.from_json(start.to_json())
-    cv2.imwrite(str(folder / "000.png"), recognizer.frame(pos))
-    for i, move in enumerate(played, start=1):
-        pos.push(pos.parse_move(move))
-        cv2.imwrite(str(folder / f"{i:03d}.png"), recognizer.frame(pos, misread=misread if i == 1 else None))
-    assert main(["referee", str(folder), "--south", "bottom", "--start", start.to_text()]) == 0
-    lines = capsys.readouterr().out.splitlines()
+    lines = _referee_first_view_read_as(tmp_path, recognizer, monkeypatch, capsys, start, played,
+                                        {"A1": 0, "A8": 1}, "A6>")
     assert [line.split()[1] for line in lines] in (played, ["A6<", "a4>", "A1<", "a2<"])
     assert all("revised: the camera's reading A6> replaced" in line
                and "the position is sure, the order of the moves is not" in line for line in lines[:3])
