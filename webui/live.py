@@ -37,7 +37,7 @@ from vision.motion import MotionConfig, SettleDetector, pit_changes
 from webui.board_image import DEFAULT_ASPECT, rectified_pits, rectify
 from webui.sources import Frame, FrameSource, read_frame
 from webui.store import GameStore, LoggedMove
-from webui.verdicts import VerdictMixin
+from webui.verdicts import REVISE_AT, VerdictMixin
 
 Recognizer = Callable[..., Any]
 """``recognize(image_bgr, south=..., profile=...) -> Recognition`` (vision's signature)."""
@@ -170,8 +170,9 @@ class LiveReferee(VerdictMixin):
         self._views: list[tuple[int, Observation, dict[str, float] | None, bool]] = []
         # the readings of a lost stretch (engine.branches.retrace): (ply, views used, readings)
         self._trail: tuple[int, int, list[Branch]] | None = None
-        # every view refereed at the last RefereeConfig.revise_plies plies, with its ply: the
-        # referee retraces them when it doubts the moves it logged last (_revise)
+        # every view refereed at the last RefereeConfig.revise_plies plies (at the current
+        # ply, the first max(REVISE_AT)), with its ply: the referee retraces them when it
+        # doubts the moves it logged last (_revise)
         self._recent: list[tuple[int, Observation]] = []
         self.source: FrameSource | None = None
         self.source_info: dict[str, Any] = {"kind": "browser", "running": False, "ended": False}
@@ -315,8 +316,9 @@ class LiveReferee(VerdictMixin):
                 ply = self.ply
                 self._views = [v for v in self._views if v[0] == ply] + [
                     (ply, observation, changed, verdict.status == "unexplained")]
-                self._recent = [v for v in self._recent if v[0] >= ply - self.referee.revise_plies] + [
-                    (ply, observation)]
+                self._recent = [v for v in self._recent if v[0] >= ply - self.referee.revise_plies]
+                if sum(1 for v in self._recent if v[0] == ply) < REVISE_AT[-1]:  # no try after more views
+                    self._recent.append((ply, observation))
                 if self.branches and not self._settles(verdict, changed):
                     result = self._follow_branches(image, observation, changed_since_branch, verdict)
                 else:
