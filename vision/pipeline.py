@@ -1,7 +1,8 @@
 """The whole pipeline: one BGR image -> :class:`Recognition`.
 
 ``recognize(image, south="bottom", profile=None)`` locates the board (or takes
-the profile's corners), rectifies it with South at the bottom, fits the pit
+the profile's corners; where no pits fit there, the board is looked for again and
+the status says ``board_moved``), rectifies it with South at the bottom, fits the pit
 grid, lets the pit lattice correct the corners and rectifies again, cuts one
 crop per pit (the counter's convention: docs/vision.md), counts, and decodes.
 
@@ -176,6 +177,19 @@ def _board(image: np.ndarray, south: str, profile: BoardProfile | None,
     return orient_corners(quad.corners, south), quad.aspect, quad.fit, None
 
 
+def _relocated(image: np.ndarray, south: str, cfg: VisionConfig, lap: Callable[[str], None],
+               ) -> tuple[np.ndarray, np.ndarray, PitGrid, float] | None:
+    """The board looked for in the whole image and fitted (:func:`fit_board`'s
+    result), as :func:`recognize` does without a calibration; None when none is found."""
+    try:
+        quad = locate_board(image, cfg)
+    except BoardNotFound:
+        lap("locate")
+        return None
+    lap("locate")
+    return fit_board(image, orient_corners(quad.corners, south), quad.aspect, cfg, lap, prior=quad.fit)
+
+
 def recognize(
     image_bgr: np.ndarray,
     south: str = "bottom",
@@ -215,6 +229,16 @@ def recognize(
         raise
     lap("locate")
     corners, hmat, grid, aspect = fit_board(image, corners, aspect, cfg, lap, prior=prior, pits=pits)
+    moved = False
+    if profile is not None and grid.score < cfg.grid.min_lattice_score:
+        # no pits where the calibration saw the board: it was pushed along the table, or
+        # the camera knocked, further than a fit from there follows (a board 250 px and
+        # 12 degrees away: every later view unread). Looked for in the whole image, as
+        # without a calibration; its seed look still holds
+        found = _relocated(image, south, cfg, lap)
+        if found is not None and found[2].score > grid.score:
+            corners, hmat, grid, aspect = found
+            moved = True
     if grid.score < cfg.grid.min_lattice_score:
         reason = (f"no 4x8 pit lattice on the board (fit {grid.score:.2f} < "
                   f"{cfg.grid.min_lattice_score:.1f})")
@@ -253,6 +277,8 @@ def recognize(
                                cfg.decode.hand_edge_reach).ravel()
     dec = decode(read, occluded, expected_total, cfg.decode, faint=faint.ravel() | covered,
                  crossed=crossed)
+    if moved:
+        dec.status.append("board_moved")
     if cfg.count.blur_flag > 0 and blur >= cfg.count.blur_flag:
         dec.status.append("image_blurred")
     if south_clearness(corners, south) < cfg.rectify.south_clear_min:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +94,18 @@ class BoardProfile:
             grid_score=float(score),
             camera=str(obj.get("camera", "")),
         )
+
+    def moved_to(self, corners_px: list[list[float]], pit_centers_px: dict[str, list[float]],
+                 south: str) -> BoardProfile:
+        """This profile with the board where a reading found it after it moved (pushed
+        along the table, the camera knocked): the corners and pit centres of that reading,
+        made with South on ``south``; the seed look, aspect and camera kept. Unchanged when
+        ``south`` is not the profile's side (the reading's corners and pits are named for
+        another side)."""
+        if south != self.south_side:
+            return self
+        return replace(self, corners_px=[[float(x), float(y)] for x, y in corners_px],
+                       pit_centers_px={n: [float(x), float(y)] for n, (x, y) in pit_centers_px.items()})
 
     def save(self, path: str | Path) -> Path:
         p = Path(path)

@@ -54,6 +54,28 @@ def test_recognize_with_profile_uses_its_corners_and_south(start_scene) -> None:
     assert flatten(rec.position) == START_COUNTS
 
 
+def test_a_board_moved_far_from_where_its_profile_saw_it_is_found_again(start_scene) -> None:
+    # pushed along the table and turned by 10 degrees after the calibration: no pits lie
+    # where the profile saw them, so the board is looked for again and read where it is
+    prof = calibrate_from_start(start_scene.image, south="top")
+    assert "board_moved" not in recognize(start_scene.image, south="top", profile=prof,
+                                          counter=count_drawn_pits).status
+    moved = draw_scene(START_COUNTS, default_corners((960, 540), 170, 0.15, 0.45) + np.float32([180, 50]),
+                       size=(960, 540), seed=21)
+    rec = recognize(moved.image, south="top", profile=prof, counter=count_drawn_pits)
+    assert "board_moved" in rec.status
+    assert flatten(rec.position) == START_COUNTS
+    assert np.linalg.norm(np.array(rec.board_corners_px) - moved.corners, axis=1).max() < 4.0
+    # the profile moved with it (as the live referee keeps it) reads the board in place
+    follows = prof.moved_to(rec.board_corners_px, rec.pit_centers_px, "top")
+    assert follows.seed_look == prof.seed_look and follows.aspect == prof.aspect
+    assert np.linalg.norm(np.array(follows.pit_centers_px["A5"]) - moved.pit_centers["A5"]) < 4.0
+    again = recognize(moved.image, south="top", profile=follows, counter=count_drawn_pits)
+    assert "board_moved" not in again.status and flatten(again.position) == START_COUNTS
+    # read with South named on another side, the pits are named otherwise: kept as it was
+    assert prof.moved_to(rec.board_corners_px, rec.pit_centers_px, "bottom") is prof
+
+
 def test_manual_corners_fallback(start_scene) -> None:
     prof = calibrate_from_start(start_scene.image, south="top", corners=start_scene.corners.tolist())
     assert np.linalg.norm(np.array(prof.corners_px) - start_scene.corners, axis=1).max() < 3.0
