@@ -33,7 +33,7 @@ from engine.branches import (
 from engine.observation import HOLES, Observation, board_vector
 from engine.referee import RefereeConfig, Verdict, apply_moves, disputed_pits, infer_move
 from vision.decode import status_pits
-from vision.motion import MotionConfig, SettleDetector, pit_changes
+from vision.motion import MotionConfig, SettleDetector, pit_changes, pit_spacing
 from webui.board_image import DEFAULT_ASPECT, rectified_pits, rectify
 from webui.sources import Frame, FrameSource, read_frame
 from webui.store import GameStore, LoggedMove
@@ -78,6 +78,24 @@ AS_LOGGED_PITS = 2
 """At most this many pits may differ from the board the log holds for a first view that no
 legal move explained to be taken as that board all the same (:meth:`LiveReferee._as_logged`):
 a view reading more differences may show a move made meanwhile."""
+
+BOARD_MOVED = ("the board moved since the calibration (pushed along the table, or the camera "
+               "knocked): read where it is now, and the calibration follows it")
+"""The frame's problem when the board is read away from where the profile has it
+(:meth:`LiveReferee._follow_board`); the frame is refereed."""
+
+BOARD_MOVED_PITCH = 0.3
+"""The board's pits read this share of a pit pitch or more (the median pit) away from where
+the profile has them: the board moved (:meth:`LiveReferee._follow_board`). On the views of
+the five sample games, read with a profile from their first frame, the median pit lies
+at most 0.07 of a pitch from it."""
+
+
+def _shifted(image: np.ndarray, shift: np.ndarray) -> np.ndarray:
+    """A kept view as the camera would see it with the board moved by ``shift``."""
+    h, w = image.shape[:2]
+    return cv2.warpPerspective(image, shift, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
 
 SOUTH_UNCLEAR = ("South's side is unclear: the board's long sides run towards the side "
                  "chosen for South; choose the side South sits at")
@@ -289,6 +307,11 @@ class LiveReferee(VerdictMixin):
             if "hand_over_board" not in status and "south_unclear" not in status:
                 observation = Observation.from_probabilities(recognition.probabilities)
             centres = getattr(recognition, "pit_centers_px", {}) or {}
+            shift = self._follow_board(profile, south, corners, centres, status)
+            moved = shift is not None
+            if shift is not None:  # the views kept, as if taken of the board where it is now
+                reference = None if reference is None else (_shifted(reference[0], shift), reference[1])
+                branch_view = None if branch_view is None else _shifted(branch_view, shift)
             changed = None
             if reference is not None and centres:
                 changed = pit_changes(reference[0], image, centres)
@@ -304,7 +327,7 @@ class LiveReferee(VerdictMixin):
                                     else HANDS_OR_BLUR if "image_blurred" in status else HANDS)
                     return None
                 # read, but less surely (vision.focus): the players may want to refocus
-                self.problem = (BLURRED if "image_blurred" in status else None)
+                self.problem = (BLURRED if "image_blurred" in status else BOARD_MOVED if moved else None)
                 self._last_view = image
                 if reference is None or reference[1] != self.ply:
                     changed = None  # that view no longer shows the accepted position
@@ -341,6 +364,42 @@ class LiveReferee(VerdictMixin):
                 self.latencies_ms.append(latency)
                 result["latency_ms"] = round(latency, 1)
                 return result
+
+    def _follow_board(self, profile: Any, south: str, corners: Sequence[Sequence[float]],
+                      centres: dict[str, list[float]], status: Sequence[str]) -> np.ndarray | None:
+        """The board read away from where the profile says it is (found again, status
+        ``board_moved``, or its pits followed by the fit ``BOARD_MOVED_PITCH`` of a pit pitch
+        or more, the median pit): the board was pushed along the table, or the camera
+        knocked. The profile then follows it (:meth:`BoardProfile.moved_to`), and the views
+        kept for the camera's change maps are moved with it (the homography from the pits
+        where the profile had them to where they are now, returned). None when it has not
+        moved, or with no profile, another South side, or a hand over the board (whose fit
+        may be off). The pits, not the corners, tell: a fit may place a board's ends
+        differently from its calibration, its pits in place (game_04: the corners 0.9 of a
+        pitch apart, its pits 0.03)."""
+        if (profile is None or south != profile.south_side or "hand_over_board" in status
+                or not set(profile.pit_centers_px) <= set(centres) or len(profile.pit_centers_px) < 4):
+            return None
+        names = list(profile.pit_centers_px)
+        old = np.asarray([profile.pit_centers_px[n] for n in names], np.float64)
+        new = np.asarray([centres[n] for n in names], np.float64)
+        pitch = pit_spacing(new)
+        if "board_moved" not in status and float(np.median(np.linalg.norm(new - old, axis=1))) < BOARD_MOVED_PITCH * pitch:
+            return None
+        shift, _ = cv2.findHomography(old, new, 0)
+        if shift is None:
+            return None
+        with self.lock:
+            if self.profile is not profile:  # (replaced meanwhile on the calibration page)
+                return None
+            self.profile = profile.moved_to(corners, centres, south)
+            if self._reference is not None:
+                self._reference = (_shifted(self._reference[0], shift), self._reference[1])
+            if self._branch_view is not None:
+                self._branch_view = _shifted(self._branch_view, shift)
+            if self._last_view is not None:
+                self._last_view = _shifted(self._last_view, shift)
+        return shift
 
     def _as_logged(self, reference: tuple[np.ndarray, int] | None, verdict: Verdict) -> bool:
         """Whether this view, which no legal move explained, is taken all the same as the
