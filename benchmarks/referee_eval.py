@@ -31,6 +31,11 @@ log and is counted under wrong accepted; one of several moves, or orders of move
 leaving the very same position, which it logs with a note as no view on the way showed
 them apart, is counted apart).
 
+``--moved-at K --moved DX DY DEG``: from the frames after move K on, the picture is shifted
+by (DX, DY) px and turned by DEG degrees about its centre, as when the board is pushed
+along the table or the camera knocked after the calibration (the profile, from the first
+frame, no longer says where the board is).
+
 ``--resume-at K`` plays a game reopened after a restart of the server: its first K moves
 are in the log already (confirmed, not counted), the referee starts at the view after
 move K, and only the moves after K are counted. ``--auto-calibrate`` gives the referee no
@@ -74,6 +79,17 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
     from webui.store import GameStore
 
     cv2.setNumThreads(1)
+
+    def moved(image: np.ndarray, entry: dict[str, Any]) -> np.ndarray:
+        """The frame as the camera sees it once the board or the camera moved (``--moved``)."""
+        if args.moved_at is None or int(entry["after_move"]) < args.moved_at:
+            return image
+        dx, dy, deg = args.moved
+        h, w = image.shape[:2]
+        m = cv2.getRotationMatrix2D((w / 2, h / 2), deg, 1.0)
+        m[:, 2] += (dx, dy)
+        return cv2.warpAffine(image, m, (w, h), borderMode=cv2.BORDER_REPLICATE)
+
     source = GameSequenceSource(folder, fps=args.fps, settled_hold=args.settled_hold,
                                 moving_hold=args.moving_hold, realtime=False)
     # the moves the frames show (a sequence may stop before the game's end)
@@ -183,7 +199,7 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
         for entry in source.entries:
             if not entry.get("settled", True) or int(entry["after_move"]) < resume:
                 continue
-            image = cv2.imread(str(folder / entry["file"]))
+            image = moved(cv2.imread(str(folder / entry["file"])), entry)
             live.feed(Frame(image, 0.0, still=True, name=entry["file"]))
             after_frame(entry)
     else:
@@ -193,6 +209,8 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
             frame = source.read()
             if frame is None:
                 break
+            if index is not None:
+                frame.image = moved(frame.image, source.entries[index])
             live.feed(frame)
             after_frame(source.entries[index])
     if not args.players and live.finish() is not None:
@@ -256,13 +274,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--auto-calibrate", action="store_true",
                         help="no profile from the first frame: the referee calibrates itself on its first "
                         "settled view, as bao serve and bao referee do")
+    parser.add_argument("--moved-at", type=int, metavar="K",
+                        help="from the frames after move K on, the picture moved by --moved")
+    parser.add_argument("--moved", type=float, nargs=3, default=(-250.0, 30.0, 12.0), metavar=("DX", "DY", "DEG"),
+                        help="the shift (px) and turn (degrees) of --moved-at (default -250 30 12)")
     parser.add_argument("--limit", type=int, default=0, help="only the first N games")
     parser.add_argument("--out", help="results file (default benchmarks/results/referee_eval[_stills].json)")
     args = parser.parse_args(argv)
     if not args.out:
         suffix = (("" if args.mode == "video" else "_stills") + ("" if args.players else "_no_players")
                   + (f"_resume{args.resume_at}" if args.resume_at else "")
-                  + ("_auto_calibrate" if args.auto_calibrate else ""))
+                  + ("_auto_calibrate" if args.auto_calibrate else "")
+                  + (f"_moved{args.moved_at}" if args.moved_at is not None else ""))
         args.out = str(ROOT / "benchmarks" / "results" / f"referee_eval{suffix}.json")
     sys.path.insert(0, str(ROOT))
     folders = sorted(p.parent for p in Path(args.games).glob("*/game.json"))
