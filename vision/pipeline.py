@@ -178,14 +178,14 @@ def _board(image: np.ndarray, south: str, profile: BoardProfile | None,
 
 
 def _relocated(image: np.ndarray, south: str, cfg: VisionConfig, lap: Callable[[str], None],
-               ) -> tuple[np.ndarray, np.ndarray, PitGrid, float] | None:
+               ) -> tuple[np.ndarray, np.ndarray, PitGrid, float] | str:
     """The board looked for in the whole image and fitted (:func:`fit_board`'s
-    result), as :func:`recognize` does without a calibration; None when none is found."""
+    result), as :func:`recognize` does without a calibration; when none is found, why."""
     try:
         quad = locate_board(image, cfg)
-    except BoardNotFound:
+    except BoardNotFound as exc:
         lap("locate")
-        return None
+        return str(exc)
     lap("locate")
     return fit_board(image, orient_corners(quad.corners, south), quad.aspect, cfg, lap, prior=quad.fit)
 
@@ -230,18 +230,22 @@ def recognize(
     lap("locate")
     corners, hmat, grid, aspect = fit_board(image, corners, aspect, cfg, lap, prior=prior, pits=pits)
     moved = False
+    elsewhere = ""  # why the board was not found elsewhere either
     if profile is not None and grid.score < cfg.grid.min_lattice_score:
         # no pits where the calibration saw the board: it was pushed along the table, or
         # the camera knocked, further than a fit from there follows (a board 250 px and
         # 12 degrees away: every later view unread). Looked for in the whole image, as
         # without a calibration; its seed look still holds
         found = _relocated(image, south, cfg, lap)
-        if found is not None and found[2].score > grid.score:
+        if isinstance(found, str):
+            elsewhere = f"; nor found elsewhere in the image: {found}"
+        elif found[2].score > grid.score:
             corners, hmat, grid, aspect = found
             moved = True
     if grid.score < cfg.grid.min_lattice_score:
-        reason = (f"no 4x8 pit lattice on the board (fit {grid.score:.2f} < "
-                  f"{cfg.grid.min_lattice_score:.1f})")
+        where = "where the calibration saw the board" if profile is not None else "on the board"
+        reason = (f"no 4x8 pit lattice {where} (fit {grid.score:.2f} < "
+                  f"{cfg.grid.min_lattice_score:.1f}){elsewhere}")
         if on_missing == "status":
             return Recognition.not_found(reason, timings)
         raise BoardNotFound(reason)

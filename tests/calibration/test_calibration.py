@@ -76,6 +76,14 @@ def test_a_board_moved_far_from_where_its_profile_saw_it_is_found_again(start_sc
     assert prof.moved_to(rec.board_corners_px, rec.pit_centers_px, "bottom") is prof
 
 
+def test_a_board_gone_from_where_its_profile_saw_it_and_from_the_image_is_said_so(start_scene) -> None:
+    prof = calibrate_from_start(start_scene.image, south="top")
+    table = np.full((540, 960, 3), (170, 175, 180), np.uint8)
+    with pytest.raises(BoardNotFound, match="no 4x8 pit lattice where the calibration saw the board .*"
+                                            "nor found elsewhere in the image: no board"):
+        recognize(table, south="top", profile=prof, counter=count_drawn_pits)
+
+
 def test_manual_corners_fallback(start_scene) -> None:
     prof = calibrate_from_start(start_scene.image, south="top", corners=start_scene.corners.tolist())
     assert np.linalg.norm(np.array(prof.corners_px) - start_scene.corners, axis=1).max() < 3.0
