@@ -203,6 +203,18 @@ class ChangeConfig:
     camera_moved: float = 0.6
 
 
+def matched_levels(grey: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """``grey`` (uint8) with its grey levels mapped so that their distribution matches
+    ``like``'s (histogram matching): the same scene after the light changed, or the
+    webcam's exposure (a lamp switched on, a cloud, an arm that came and went), looks as
+    it did, while seeds moved in a few pits still differ. Two views of one light come
+    back nearly as they were (a level or two off)."""
+    have = np.cumsum(np.bincount(grey.ravel(), minlength=256)) / grey.size
+    want = np.cumsum(np.bincount(like.ravel(), minlength=256)) / like.size
+    lut = np.clip(np.searchsorted(want, have - 1e-9), 0, 255).astype(np.uint8)
+    return lut[grey]
+
+
 def pit_changes(
     before_bgr: np.ndarray,
     after_bgr: np.ndarray,
@@ -211,6 +223,8 @@ def pit_changes(
 ) -> dict[str, float] | None:
     """Probability that each pit's seeds changed between two settled views of a fixed camera.
 
+    The views are compared once the first's grey levels are matched to the second's
+    (:func:`matched_levels`): a change of light between them is no change of seeds.
     ``pit_centers_px`` maps hole names to image points ``[x, y]`` (both views
     share them). Returns ``{hole: p_changed}`` with p in [0.02, 0.98], or None
     when the views cannot be compared (different sizes, the camera moved).
@@ -220,7 +234,7 @@ def pit_changes(
         return None
     a = cv2.GaussianBlur(cv2.cvtColor(before_bgr, cv2.COLOR_BGR2GRAY), (5, 5), 0)
     b = cv2.GaussianBlur(cv2.cvtColor(after_bgr, cv2.COLOR_BGR2GRAY), (5, 5), 0)
-    changed = cv2.absdiff(a, b) > cfg.pixel_threshold
+    changed = cv2.absdiff(matched_levels(a, b), b) > cfg.pixel_threshold
     names = list(pit_centers_px)
     pts = np.asarray([pit_centers_px[n] for n in names], np.float64).reshape(-1, 2)
     radius = cfg.radius_frac * pit_spacing(pts)

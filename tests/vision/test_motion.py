@@ -133,3 +133,23 @@ def test_pit_change_map_names_the_pits_whose_seeds_changed() -> None:
     assert max(p for name, p in changed.items() if name != "P11") < 0.1
     moved = np.roll(before, 25, axis=1)  # the camera was bumped: no evidence
     assert pit_changes(before, moved, centres) is None
+
+
+def test_pit_change_map_holds_when_the_light_changed_between_the_views() -> None:
+    # the same seed dropped into P11 while a lamp was switched on (gamma 0.6, every level
+    # up to 60 grey levels brighter): only P11 changed. Compared level for level, every
+    # pit had changed and the map said nothing (the camera-moved rule)
+    from vision.motion import matched_levels, pit_changes
+
+    centres = {f"P{i}{j}": [145 + i * 50, 120 + j * 42] for i in range(8) for j in range(4)}
+    before = scene()
+    after = before.copy()
+    cv2.circle(after, (195, 162), 5, (235, 235, 225), -1)
+    for gamma in (0.6, 1.6):
+        lit = (255 * (after / 255.0) ** gamma).round().astype(np.uint8)
+        changed = pit_changes(before, lit, centres)
+        assert changed is not None
+        assert changed["P11"] > 0.9
+        assert max(p for name, p in changed.items() if name != "P11") < 0.1
+    grey = cv2.cvtColor(before, cv2.COLOR_BGR2GRAY)
+    assert np.array_equal(matched_levels(grey, grey), grey)  # one light: as it was
