@@ -36,6 +36,10 @@ by (DX, DY) px and turned by DEG degrees about its centre, as when the board is 
 along the table or the camera knocked after the calibration (the profile, from the first
 frame, no longer says where the board is).
 
+``--light-at K --light GAMMA RED BLUE``: from the frames after move K on, the light
+changed: every level raised to GAMMA (under 1 brighter), then the red and blue channels
+multiplied by RED and BLUE (a lamp switched on, a cloud, the webcam's exposure).
+
 ``--resume-at K`` plays a game reopened after a restart of the server: its first K moves
 are in the log already (confirmed, not counted), the referee starts at the view after
 move K, and only the moves after K are counted. ``--auto-calibrate`` gives the referee no
@@ -46,6 +50,7 @@ Usage::
 
     python3 benchmarks/referee_eval.py [--games sample_images/games] [--mode video|stills] [--no-players]
                                        [--resume-at K] [--auto-calibrate]
+                                       [--moved-at K [--moved DX DY DEG]] [--light-at K [--light GAMMA RED BLUE]]
 
 Writes ``benchmarks/results/referee_eval.json`` (``referee_eval_stills.json``
 for ``--mode stills``: only the settled frames, each read as a still, like
@@ -81,7 +86,12 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
     cv2.setNumThreads(1)
 
     def moved(image: np.ndarray, entry: dict[str, Any]) -> np.ndarray:
-        """The frame as the camera sees it once the board or the camera moved (``--moved``)."""
+        """The frame as the camera sees it once the board or the camera moved (``--moved``)
+        and the light changed (``--light``)."""
+        if args.light_at is not None and int(entry["after_move"]) >= args.light_at:
+            gamma, red, blue = args.light
+            lit = (image.astype(np.float32) / 255.0) ** gamma * np.float32([blue, 1.0, red])
+            image = np.clip(lit * 255.0 + 0.5, 0, 255).astype(np.uint8)
         if args.moved_at is None or int(entry["after_move"]) < args.moved_at:
             return image
         dx, dy, deg = args.moved
@@ -278,6 +288,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="from the frames after move K on, the picture moved by --moved")
     parser.add_argument("--moved", type=float, nargs=3, default=(-250.0, 30.0, 12.0), metavar=("DX", "DY", "DEG"),
                         help="the shift (px) and turn (degrees) of --moved-at (default -250 30 12)")
+    parser.add_argument("--light-at", type=int, metavar="K",
+                        help="from the frames after move K on, the light changed as --light says")
+    parser.add_argument("--light", type=float, nargs=3, default=(1.6, 1.0, 1.0), metavar=("GAMMA", "RED", "BLUE"),
+                        help="the change of --light-at: levels raised to GAMMA, then red and blue "
+                        "multiplied (default 1.6 1 1: darker)")
     parser.add_argument("--limit", type=int, default=0, help="only the first N games")
     parser.add_argument("--out", help="results file (default benchmarks/results/referee_eval[_stills].json)")
     args = parser.parse_args(argv)
@@ -285,7 +300,8 @@ def main(argv: list[str] | None = None) -> int:
         suffix = (("" if args.mode == "video" else "_stills") + ("" if args.players else "_no_players")
                   + (f"_resume{args.resume_at}" if args.resume_at else "")
                   + ("_auto_calibrate" if args.auto_calibrate else "")
-                  + (f"_moved{args.moved_at}" if args.moved_at is not None else ""))
+                  + (f"_moved{args.moved_at}" if args.moved_at is not None else "")
+                  + (f"_light{args.light_at}" if args.light_at is not None else ""))
         args.out = str(ROOT / "benchmarks" / "results" / f"referee_eval{suffix}.json")
     sys.path.insert(0, str(ROOT))
     folders = sorted(p.parent for p in Path(args.games).glob("*/game.json"))
