@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from engine.errors import json_loads
+
 FEATURES: tuple[str, ...] = (
     "material",
     "front",
@@ -77,7 +79,7 @@ def load_weights(path: str | Path | None = None) -> dict[str, float]:
     if path is None and not p.exists():
         return dict(DEFAULT_WEIGHTS)
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
+        data = json_loads(p.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise ValueError(f"cannot read the weights file {str(p)!r}: {getattr(exc, 'strerror', None) or exc}") from None
     except json.JSONDecodeError as exc:

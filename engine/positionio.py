@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from engine.errors import InvalidPosition
+from engine.errors import InvalidPosition, json_loads
 from engine.holes import BACK_LETTER, FRONT_LETTER, HOLE_INDEX, SIDES, back_ring, hole_name
 from engine.moves import State
 
@@ -104,7 +104,7 @@ def state_from_json(obj: dict[str, Any] | str | bytes) -> State:
     """Validate and read the JSON form (a dict or JSON text); InvalidPosition if bad."""
     if isinstance(obj, (str, bytes)):
         try:
-            obj = json.loads(obj)
+            obj = json_loads(obj)
         except json.JSONDecodeError as exc:
             raise InvalidPosition(f"invalid position: not JSON ({exc})") from None
     if not isinstance(obj, dict):

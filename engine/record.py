@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.errors import BaoError, InvalidPosition
+from engine.errors import BaoError, InvalidPosition, json_loads
 from engine.position import Position
 from engine.rules import Rules
 from engine.trace import Outcome
@@ -191,7 +191,7 @@ def from_json(obj: dict[str, Any] | str) -> GameRecord:
     """Read the JSON form; InvalidPosition / BaoError on a bad shape."""
     if isinstance(obj, str):
         try:
-            obj = json.loads(obj)
+            obj = json_loads(obj)
         except json.JSONDecodeError as exc:
             raise BaoError(f"invalid game record: not JSON ({exc})") from None
     if not isinstance(obj, dict) or not isinstance(obj.get("moves"), list):

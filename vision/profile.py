@@ -57,6 +57,8 @@ class BoardProfile:
                 obj = json.loads(obj)
             except json.JSONDecodeError as exc:
                 raise ProfileError(f"profile is not valid JSON: {exc}") from None
+            except RecursionError:  # (``[[[[...`` thousands deep: the parser gives up)
+                raise ProfileError("profile is not valid JSON: arrays or objects nested too deeply") from None
         if not isinstance(obj, dict):
             raise ProfileError("profile must be a JSON object")
         try:

@@ -24,7 +24,10 @@ def json_object(required: bool = True) -> dict[str, Any]:
     :class:`ApiError` (400)."""
     if not required and not request.get_data():
         return {}
-    data = request.get_json(silent=True)
+    try:
+        data = request.get_json(silent=True)
+    except RecursionError:  # (``[[[[...`` thousands deep: the parser gives up, not silently)
+        raise ApiError("the request body's JSON is nested too deeply") from None
     if not isinstance(data, dict):
         raise ApiError("expected a JSON object in the request body (Content-Type: application/json)")
     return data

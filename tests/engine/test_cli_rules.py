@@ -179,3 +179,17 @@ def test_binary_and_bad_record_files(capsys: pytest.CaptureFixture[str], tmp_pat
     assert status == 2 and "game.json: invalid position" in err
     status, out, err = run(capsys, "record", "check", str(tmp_path / "missing.txt"))
     assert status == 2 and "missing.txt" in err
+
+
+def test_json_nested_too_deeply_is_named_bad_input(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # thousands of brackets made Python's JSON parser raise RecursionError: a traceback
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 200_000)
+    record = tmp_path / "record.json"
+    record.write_text('{"moves":' * 200_000)
+    for argv, path in ((["moves", str(deep)], deep), (["play", str(deep), "A6<"], deep),
+                       (["record", "check", str(record)], record)):
+        status, out, err = run(capsys, *argv)
+        assert status == 2 and out == ""
+        assert err.startswith(f"bao: error: {path}: ") and "nested too deeply" in err
+        assert err.count("\n") == 1

@@ -75,6 +75,20 @@ def test_bad_profile_exits_2(tmp_path, start_jpg, capsys) -> None:
     assert "corners_px" in capsys.readouterr().err
 
 
+def test_json_nested_too_deeply_is_named_bad_input(tmp_path, start_jpg, capsys) -> None:
+    # a profile or position thousands of brackets deep (before: a RecursionError traceback)
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 200_000)
+    assert main(["recognize", str(start_jpg), "--calibration", str(deep)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"bao: error: {deep}: ") and "nested too deeply" in err
+    deep.write_text('{"south":' * 200_000)
+    assert main(["calibrate", str(start_jpg), "--south", "bottom", "--position", str(deep)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("bao: error: --position:") and f"{deep}: not JSON" in err
+    assert "nested too deeply" in err
+
+
 def test_calibrate_then_recognize_with_profile(blob_count, start_jpg, tmp_path, capsys) -> None:
     out = tmp_path / "prof.json"
     assert main(["calibrate", str(start_jpg), "--south", "bottom", "--out", str(out)]) == 0

@@ -238,6 +238,26 @@ def test_a_body_that_is_no_json_object_is_a_json_error_naming_it(client, url: st
     assert client.get("/api/live").get_json()["ply"] == 0
 
 
+@pytest.mark.parametrize("url", ["/api/live/new", "/api/live/correct", "/api/live/confirm", "/api/live/undo",
+                                 "/api/live/settings", "/api/live/source", "/api/hint", "/api/calibration",
+                                 "/api/calibration/use"])
+def test_a_body_nested_too_deeply_is_a_json_error(client, url: str) -> None:
+    # Python's JSON parser raises RecursionError on thousands of brackets, which the
+    # "silent" JSON reading lets through: a server error before
+    r = client.post(url, data="[" * 100_000, content_type="application/json")
+    assert r.status_code == 400 and "nested too deeply" in r.get_json()["error"]["message"]
+    assert client.get("/api/live").get_json()["ply"] == 0
+
+
+def test_json_nested_too_deeply_inside_a_body_is_a_json_error(client) -> None:
+    for start in ("[" * 100_000, '{"south":' * 100_000):  # a position given as JSON text
+        r = client.post("/api/live/new", json={"start": start})
+        assert r.status_code == 400 and "nested too deeply" in r.get_json()["error"]["message"]
+    r = client.post("/api/games/import", data='{"moves":' * 20_000, content_type="application/json")
+    assert r.status_code == 400 and "nested too deeply" in r.get_json()["error"]["message"]
+    assert client.get("/api/live").get_json()["ply"] == 0
+
+
 def test_endpoints_whose_body_is_optional_take_none(client, recognizer) -> None:
     post_still(client, recognizer, after("A6<*"))
     assert client.post("/api/live/undo").status_code == 200  # no body: take back the last move

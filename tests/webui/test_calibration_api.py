@@ -22,6 +22,19 @@ def test_calibration_errors(client) -> None:
     assert client.get("/api/calibration").get_json()["profiles"] == []
 
 
+def test_a_saved_profile_nested_too_deeply_is_a_json_error(app, client) -> None:
+    # (before: a RecursionError from the JSON parser, a server error)
+    from calibration import profile_path
+    from webui.calibration_views import folder
+
+    path = profile_path(folder(app), "deep")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("[" * 100_000)
+    r = client.post("/api/calibration/use", json={"name": "deep"})
+    assert r.status_code == 400
+    assert "deep.json: profile is not valid JSON: arrays or objects nested too deeply" in r.get_json()["error"]["message"]
+
+
 def test_calibration_capture_of_an_uploaded_frame(client) -> None:
     frame = np.full((240, 320, 3), 128, np.uint8)
     r = client.post("/api/calibration/capture?south_side=left", data=cv2.imencode(".png", frame)[1].tobytes(),

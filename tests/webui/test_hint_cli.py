@@ -103,3 +103,14 @@ def test_match_accepts_white_and_black_as_first_and_second_mover(capsys):
     assert main(["match", "--white", "greedy", "--black", "random", "--games", "2"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("game 1: greedy (S) vs random (N)")
+
+
+def test_json_nested_too_deeply_is_named_bad_input(tmp_path, capsys):
+    # (before: a RecursionError traceback from the JSON parser)
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 200_000)
+    for argv in (["hint", str(deep)],
+                 ["match", "--south", f"ai:0.01@{deep}", "--north", "random", "--games", "1"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("bao: error:") and str(deep) in err and "nested too deeply" in err

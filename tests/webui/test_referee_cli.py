@@ -94,6 +94,10 @@ def test_referee_start_position_and_errors(stills, tmp_path, capsys) -> None:
     assert "not a camera index" in capsys.readouterr().err
     assert main(["referee", str(folder), "--south", "bottom", "--start", "nonsense"]) == 2
     assert "bao: error:" in capsys.readouterr().err
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"south":' * 200_000)  # (before: a RecursionError traceback)
+    assert main(["referee", str(folder), "--south", "bottom", "--start", str(deep)]) == 2
+    assert capsys.readouterr().err.startswith(f"bao: error: {deep}: not JSON (arrays or objects nested too deeply)")
     start = Position.start().to_text()
     assert main(["referee", str(folder), "--south", "bottom", "--start", start]) == 0
 

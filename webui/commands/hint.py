@@ -78,6 +78,7 @@ def register(subparsers: Any) -> None:
 def load_position(arg: str) -> Any:
     """A Position from 'start', '-' (JSON on stdin) or a JSON file path."""
     from engine import Position
+    from engine.errors import json_loads
 
     if arg == "start":
         return Position.start()
@@ -91,7 +92,7 @@ def load_position(arg: str) -> Any:
         text = path.read_text()
         source = arg
     try:
-        data = json.loads(text)
+        data = json_loads(text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"position from {source} is not valid JSON: {exc}") from exc
     return Position.from_json(data)

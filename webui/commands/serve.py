@@ -106,13 +106,19 @@ def run_serve(args: argparse.Namespace) -> int:
 def read_position_arg(text: str) -> dict[str, Any]:
     """A position from a file (JSON or text form), inline JSON, or the one-line text form."""
     from engine import Position
+    from engine.errors import json_loads
 
     path = Path(text)
+    where = ""  # (the file's name, for the messages)
     if len(text) < 4096 and path.is_file():
+        where = f"{text}: "
         text = path.read_text(encoding="utf-8")
     text = text.strip()
     if text.startswith("{"):
-        data = json.loads(text)
+        try:
+            data = json_loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{where}not JSON ({exc})") from None
         if isinstance(data, dict) and "position" in data and "south" not in data:
             data = data["position"]  # a labelled image's JSON
         if isinstance(data, dict) and "start" in data and "south" not in data:
