@@ -25,7 +25,12 @@ def read_image(path: str | Path) -> np.ndarray:
         data = np.fromfile(p, dtype=np.uint8)
     except OSError as exc:
         raise ImageUnreadable(f"{p}: cannot read ({exc.strerror})") from None
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    try:
+        image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    except cv2.error:
+        # OpenCV refuses, with an error rather than None, a header claiming more pixels
+        # than it decodes (2**30): a 69-byte PNG can claim 100000x100000
+        raise ImageUnreadable(f"{p}: an image OpenCV cannot decode (too many pixels, or damaged)") from None
     if image is None:
         raise ImageUnreadable(f"{p}: not an image OpenCV can decode (JPEG, PNG, ...)")
     return image

@@ -64,7 +64,10 @@ def decode_upload() -> np.ndarray:
         raise ApiError("no image in the request: post the JPEG/PNG bytes as the body or as form field 'frame'")
     if mimetype not in IMAGE_TYPES:
         raise ApiError(f"wrong type {mimetype or 'none'!r}: a frame must be one of {', '.join(IMAGE_TYPES)}", 415)
-    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    try:
+        image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    except cv2.error:  # (a header claiming more pixels than OpenCV decodes, 2**30)
+        image = None
     if image is None:
         raise ApiError(f"the {len(data)} bytes posted are not a readable {mimetype} image")
     limit = current_app.config["MAX_FRAME_PIXELS"]

@@ -211,7 +211,10 @@ class VideoFileSource(FrameSource):
 
 
 def read_image(path: Path) -> np.ndarray:
-    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    try:
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    except cv2.error:  # (a header claiming more pixels than OpenCV decodes, 2**30)
+        raise OSError(f"cannot read image {str(path)!r} (too many pixels, or damaged)") from None
     if image is None:
         raise OSError(f"cannot read image {str(path)!r}")
     return image

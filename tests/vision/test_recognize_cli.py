@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import struct
+import zlib
 
 import cv2
 import numpy as np
@@ -111,6 +113,25 @@ def test_image_too_small_for_a_board_exits_2_naming_the_file(tmp_path, capsys) -
     for argv in (["recognize", str(p)], ["calibrate", str(p), "--south", "bottom"]):
         assert main(argv) == 2
         assert capsys.readouterr().err.startswith(f"bao: error: {p}: image too small to hold a board: 600x1")
+
+
+def png_claiming(width: int, height: int) -> bytes:
+    """A tiny PNG whose header claims ``width`` x ``height`` pixels (and holds almost none)."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\0" * 4))
+            + chunk(b"IEND", b""))
+
+
+def test_an_image_claiming_too_many_pixels_exits_2_naming_the_file(tmp_path, capsys) -> None:
+    # OpenCV raises cv2.error, not None, for a header past its 2**30 pixels (a traceback before)
+    p = tmp_path / "huge.png"
+    p.write_bytes(png_claiming(100_000, 100_000))
+    for argv in (["recognize", str(p)], ["count-pit", str(p)], ["calibrate", str(p), "--south", "bottom"]):
+        assert main(argv) == 2
+        assert capsys.readouterr().err.startswith(f"bao: error: {p}: an image OpenCV cannot decode")
 
 
 def test_count_pit_reads_a_crop_smaller_than_a_board_could_be(tmp_path, capsys) -> None:

@@ -291,6 +291,15 @@ def test_bad_frames_are_rejected_without_effect(make_app, recognizer) -> None:
     assert now["position"] == before["position"]
 
 
+def test_a_frame_claiming_too_many_pixels_is_rejected(client) -> None:
+    # OpenCV raises cv2.error, not None, for a header past its 2**30 pixels: a server error before
+    from conftest import png_claiming
+
+    r = client.post("/api/frames?still=1", data=png_claiming(100_000, 100_000), content_type="image/png")
+    assert r.status_code == 400 and "not a readable image/png image" in r.get_json()["error"]["message"]
+    assert client.get("/api/live").get_json()["ply"] == 0
+
+
 def test_unknown_routes_and_games_are_json_404(client) -> None:
     r = client.get("/api/games/99")
     assert r.status_code == 404 and r.get_json()["error"]["status"] == 404

@@ -48,6 +48,13 @@ def test_calibration_capture_of_an_uploaded_frame(client) -> None:
     assert client.get("/api/calibration/capture.jpg").mimetype == "image/jpeg"
 
 
+def test_calibration_capture_of_a_frame_claiming_too_many_pixels_is_rejected(client) -> None:
+    from conftest import png_claiming  # (cv2.error from OpenCV's decoder: a server error before)
+
+    r = client.post("/api/calibration/capture", data=png_claiming(100_000, 100_000), content_type="image/png")
+    assert r.status_code == 400 and "not a readable" in r.get_json()["error"]["message"]
+
+
 def test_calibration_capture_passes_on_why_no_board_was_found(client, monkeypatch) -> None:
     # the reason the locate stage gives (vision.locate.off_image_message: a board running
     # off the frame; tested in tests/vision/test_board.py) reaches the calibration page

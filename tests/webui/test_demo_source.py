@@ -8,6 +8,7 @@ import time
 import cv2
 import numpy as np
 import pytest
+from conftest import png_claiming
 
 from engine import Position
 from webui.sources import GameSequenceSource, StillsSource, open_source
@@ -97,13 +98,16 @@ def test_stills_that_are_no_image_are_passed_over_and_named(tmp_path) -> None:
     cv2.imwrite(str(folder / "a.png"), np.zeros((20, 30, 3), np.uint8))
     (folder / "b.jpg").write_bytes(b"")
     (folder / "c.png").write_bytes(b"\x89PNG broken")
+    # (OpenCV raises cv2.error for a header past its 2**30 pixels: it ended the source,
+    # and with it the page's reading of the folder)
+    (folder / "c2.png").write_bytes(png_claiming(100_000, 100_000))
     cv2.imwrite(str(folder / "d.png"), np.full((20, 30, 3), 9, np.uint8))
     src = StillsSource(folder)
     names = []
     while (frame := src.read()) is not None:
         names.append(frame.name)
     assert names == ["a.png", "d.png"]
-    assert [line.split(":")[0] for line in src.skipped] == ["b.jpg", "c.png"]
+    assert [line.split(":")[0] for line in src.skipped] == ["b.jpg", "c.png", "c2.png"]
     assert all("cannot read image" in line for line in src.skipped)
 
 def test_open_source_kinds(game_folder, tmp_path) -> None:

@@ -48,6 +48,18 @@ def test_a_still_that_is_no_image_is_skipped_and_the_game_goes_on(stills, capsys
     assert [line.split()[1] for line in out.splitlines()] == played
     assert "002b.jpg: skipped: cannot read image" in err
 
+
+def test_a_still_claiming_too_many_pixels_is_skipped_and_the_game_goes_on(stills, capsys) -> None:
+    # OpenCV raises cv2.error for a header past its 2**30 pixels: bao referee died there
+    from conftest import png_claiming
+
+    folder, played, _ = stills
+    (folder / "002b.png").write_bytes(png_claiming(100_000, 100_000))
+    assert main(["referee", str(folder), "--south", "bottom"]) == 0
+    out, err = capsys.readouterr()
+    assert [line.split()[1] for line in out.splitlines()] == played
+    assert "002b.png: skipped: cannot read image" in err and "too many pixels" in err
+
 def test_referee_json(stills, capsys) -> None:
     folder, played, final = stills
     assert main(["referee", str(folder), "--south", "bottom", "--json"]) == 0
