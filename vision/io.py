@@ -9,6 +9,11 @@ import numpy as np
 
 from vision.errors import ImageUnreadable
 
+#: The longest an image's long side may be for each pixel of its short side. The board
+#: search works on copies with a long side of 480 px; on a thinner image their short side
+#: shrinks to a few pixels (to none: a 40x60000 image), where no board can be seen.
+MAX_ASPECT = 15
+
 
 def read_image(path: str | Path) -> np.ndarray:
     """Read an image file as BGR ``uint8`` (H, W, 3).
@@ -48,4 +53,7 @@ def check_image(image: object) -> np.ndarray:
         image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
     if min(image.shape[:2]) < 32:
         raise ImageUnreadable(f"image too small to hold a board: {image.shape[1]}x{image.shape[0]}")
+    if max(image.shape[:2]) > MAX_ASPECT * min(image.shape[:2]):
+        raise ImageUnreadable(f"image too thin to hold a board: {image.shape[1]}x{image.shape[0]} "
+                              f"(its long side more than {MAX_ASPECT} times its short side)")
     return image

@@ -85,10 +85,17 @@ def capture() -> Response:
             if frame is None:
                 raise ApiError("no camera frame yet: start a camera on the play page or post an image", 409)
             image = frame.copy()
-    cv2.imwrite(str(_capture_path()), image)
-    from vision.errors import BoardNotFound
+    from vision.errors import BoardNotFound, ImageUnreadable
+    from vision.io import check_image
     from vision.locate import locate_board
     from vision.rectify import orient_corners
+
+    try:
+        # (the board search fails with an OpenCV error on an image too small or too thin)
+        image = check_image(image)
+    except ImageUnreadable as exc:
+        raise ApiError(f"cannot calibrate on this image: {exc}") from None
+    cv2.imwrite(str(_capture_path()), image)
 
     h, w = image.shape[:2]
     reason = None

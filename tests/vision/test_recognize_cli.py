@@ -115,6 +115,18 @@ def test_image_too_small_for_a_board_exits_2_naming_the_file(tmp_path, capsys) -
         assert capsys.readouterr().err.startswith(f"bao: error: {p}: image too small to hold a board: 600x1")
 
 
+@pytest.mark.parametrize("shape", [(60000, 40), (40, 60000)])
+def test_image_too_thin_for_a_board_exits_2_naming_the_file(tmp_path, capsys, shape) -> None:
+    # the board search's copies (long side 480 px) of such an image have no short side
+    # left: an OpenCV error from cv2.resize before
+    p = tmp_path / "thin.png"
+    cv2.imwrite(str(p), np.zeros((*shape, 3), np.uint8))
+    for argv in (["recognize", str(p)], ["calibrate", str(p), "--south", "bottom"]):
+        assert main(argv) == 2
+        assert capsys.readouterr().err.startswith(
+            f"bao: error: {p}: image too thin to hold a board: {shape[1]}x{shape[0]} (its long side more than 15")
+
+
 def png_claiming(width: int, height: int) -> bytes:
     """A tiny PNG whose header claims ``width`` x ``height`` pixels (and holds almost none)."""
     def chunk(kind: bytes, data: bytes) -> bytes:

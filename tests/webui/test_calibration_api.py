@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 
 
 def test_calibration_errors(client) -> None:
@@ -53,6 +54,16 @@ def test_calibration_capture_of_a_frame_claiming_too_many_pixels_is_rejected(cli
 
     r = client.post("/api/calibration/capture", data=png_claiming(100_000, 100_000), content_type="image/png")
     assert r.status_code == 400 and "not a readable" in r.get_json()["error"]["message"]
+
+
+@pytest.mark.parametrize(("shape", "problem"), [((4000, 1), "too small"), ((40, 60000), "too thin")])
+def test_calibration_capture_of_a_frame_too_small_or_thin_for_a_board_is_rejected(client, shape, problem) -> None:
+    # the board search failed with an OpenCV error on them: a server error before
+    frame = np.zeros((*shape, 3), np.uint8)
+    r = client.post("/api/calibration/capture", data=cv2.imencode(".png", frame)[1].tobytes(),
+                    content_type="image/png")
+    assert r.status_code == 400
+    assert f"cannot calibrate on this image: image {problem} to hold a board" in r.get_json()["error"]["message"]
 
 
 def test_calibration_capture_passes_on_why_no_board_was_found(client, monkeypatch) -> None:
