@@ -12,7 +12,7 @@ from flask import Blueprint, Flask, Response, current_app, jsonify, render_templ
 from webui.board_image import encode_jpeg
 from webui.errors import ApiError, json_object
 from webui.live import LiveReferee, StaleRequest
-from webui.sources import Frame, GameSequenceSource, open_source
+from webui.sources import MAX_CAMERA_INDEX, Frame, GameSequenceSource, open_source
 
 bp = Blueprint("play", __name__)
 
@@ -186,8 +186,8 @@ def set_source() -> Response:
         referee.stop_source()
     elif kind == "camera":
         index = data.get("index", 0)
-        if not isinstance(index, int) or index < 0:
-            raise ApiError(f"camera index must be a whole number >= 0, got {index!r}")
+        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index <= MAX_CAMERA_INDEX:
+            raise ApiError(f"camera index must be a whole number from 0 to {MAX_CAMERA_INDEX}, got {index!r}")
         try:
             source = open_source(str(index))
         except OSError as exc:

@@ -35,6 +35,8 @@ import cv2
 import numpy as np
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
+#: The largest camera index: OpenCV takes it as a C int (a larger one is a cv2.error).
+MAX_CAMERA_INDEX = 2**31 - 1
 
 
 @dataclass
@@ -332,7 +334,9 @@ class GameSequenceSource(FrameSource):
 
 def open_source(spec: str, realtime: bool = False) -> FrameSource:
     """A source from a command-line SOURCE: a camera index, a video file or a folder of stills."""
-    if spec.isdigit():
+    if spec.isascii() and spec.isdigit():  # (isdigit alone takes '²' too, which int() refuses)
+        if int(spec) > MAX_CAMERA_INDEX:
+            raise OSError(f"camera index {spec} is out of range (at most {MAX_CAMERA_INDEX})")
         return CameraSource(int(spec))
     path = Path(spec)
     if path.is_dir():

@@ -332,6 +332,8 @@ def test_settings_and_source_errors(client) -> None:
     assert client.post("/api/live/settings", json={"south_side": "top"}).get_json()["south_side"] == "top"
     assert client.post("/api/live/settings", json={"south_side": "up"}).status_code == 400
     assert client.post("/api/live/source", json={"kind": "teleport"}).status_code == 400
+    r = client.post("/api/live/source", json={"kind": "camera", "index": 2**31})  # (no C int: a 500 before)
+    assert r.status_code == 400 and "2147483648" in r.get_json()["error"]["message"]
     assert client.post("/api/live/source", json={"kind": "demo"}).status_code == 409
 
 

@@ -104,6 +104,11 @@ def test_referee_start_position_and_errors(stills, tmp_path, capsys) -> None:
     folder, _, _ = stills
     assert main(["referee", str(tmp_path / "missing"), "--south", "bottom"]) == 2
     assert "not a camera index" in capsys.readouterr().err
+    # (OpenCV takes a camera index as a C int: a larger one was a cv2.error traceback)
+    assert main(["referee", "99999999999999999999", "--south", "left"]) == 2
+    assert "camera index 99999999999999999999 is out of range" in capsys.readouterr().err
+    assert main(["referee", "²", "--south", "left"]) == 2  # (str.isdigit takes '²'; int() does not)
+    assert "'²' is not a camera index" in capsys.readouterr().err
     assert main(["referee", str(folder), "--south", "bottom", "--start", "nonsense"]) == 2
     assert "bao: error:" in capsys.readouterr().err
     deep = tmp_path / "deep.json"

@@ -1,4 +1,5 @@
-"""``bao serve`` refuses, before starting, an address it cannot serve on."""
+"""``bao serve`` refuses, before starting, an address it cannot serve on (and a source it
+cannot open)."""
 
 from __future__ import annotations
 
@@ -38,3 +39,14 @@ def test_a_port_in_use_is_named(no_server, capsys) -> None:
 def test_a_host_that_does_not_resolve_is_named(no_server, capsys) -> None:
     assert main(["serve", "--host", "no-such-host.invalid"]) == 2
     assert "'no-such-host.invalid' is no address to listen on" in capsys.readouterr().err
+
+
+def test_a_camera_index_out_of_range_is_named(tmp_path, capsys) -> None:
+    # OpenCV takes the index as a C int: a larger one was a cv2.error traceback
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    argv = ["serve", "--port", str(port), "--instance", str(tmp_path), "--source", "99999999999999999999"]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == (
+        "bao: error: camera index 99999999999999999999 is out of range (at most 2147483647)\n")
