@@ -276,6 +276,10 @@ class GameStore:
 
     def get(self, game_id: int) -> GameRecord:
         """The game with its moves; KeyError if there is none with that id."""
+        if not -(2**63) <= game_id < 2**63:
+            # no row's id (SQLite's are 64-bit), and sqlite3 cannot even bind it (OverflowError):
+            # a URL's <int:game_id> takes any number of digits
+            raise KeyError(game_id)
         with self._lock:
             row = self._conn.execute(
                 "SELECT id, created, updated, south, north, headers, start, finished, winner, reason "

@@ -303,6 +303,12 @@ def test_a_frame_claiming_too_many_pixels_is_rejected(client) -> None:
 def test_unknown_routes_and_games_are_json_404(client) -> None:
     r = client.get("/api/games/99")
     assert r.status_code == 404 and r.get_json()["error"]["status"] == 404
+    # an id past SQLite's 64-bit integers is no game either (an OverflowError, a 500 before)
+    big = 2**63
+    for method, url in (("get", f"/api/games/{big}"), ("get", f"/api/games/{big}/replay"),
+                        ("get", f"/api/games/{big}/export"), ("post", f"/api/games/{big}/open"),
+                        ("delete", f"/api/games/{big}"), ("get", f"/games/{big}")):
+        assert getattr(client, method)(url).status_code == 404, url
     r = client.get("/api/nothing-here")
     assert r.status_code == 404 and "error" in r.get_json()
     r = client.get("/api/live/rectified.jpg")
