@@ -17,6 +17,8 @@ import random
 from pathlib import Path
 from typing import Any, Protocol
 
+from engine.search import MAX_NODE_LIMIT
+
 
 class Player(Protocol):
     """Chooses a move in a position that is not over."""
@@ -132,18 +134,21 @@ def make_player(spec: str, seed: int = 0) -> Player:
         return SearchPlayer(1.0, None, seed, weights, name=spec)
     if text.startswith("ai:"):
         arg = text[3:]
+        nodes: int | None = None
+        seconds: float | None = None
         try:
             if arg.startswith("n"):
                 nodes = int(arg[1:])
-                if nodes <= 0:
-                    raise ValueError
-                return SearchPlayer(None, nodes, seed, weights, name=spec)
-            seconds = float(arg)
-            if not seconds > 0:
-                raise ValueError
-            return SearchPlayer(seconds, None, seed, weights, name=spec)
+            else:
+                seconds = float(arg)
         except ValueError:
             pass
+        if nodes is not None and nodes > MAX_NODE_LIMIT:  # (the form is right: no "unknown player")
+            raise ValueError(f"player {spec!r}: at most {MAX_NODE_LIMIT} nodes a move, got {nodes}")
+        if nodes is not None and nodes > 0:
+            return SearchPlayer(None, nodes, seed, weights, name=spec)
+        if seconds is not None and seconds > 0:
+            return SearchPlayer(seconds, None, seed, weights, name=spec)
     raise ValueError(
         f"unknown player {spec!r}: expected random, greedy, ai, ai:SECONDS or ai:nNODES "
         "(optionally followed by @WEIGHTS.json)"

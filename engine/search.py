@@ -46,6 +46,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+MAX_NODE_LIMIT = 2**63 - 1
+"""The largest ``node_limit``: the fast search keeps it in a 64-bit integer."""
+
 WIN_SCORE = 10000.0
 """Score of a won position at the root; a win at ply p scores WIN_SCORE - p."""
 
@@ -103,7 +106,8 @@ def best_move(
     time_limit : float or None
         Wall-clock seconds; None means no time limit (then give a node_limit).
     node_limit : int or None
-        Stop after about this many positions; None means no node limit.
+        Stop after about this many positions (at most :data:`MAX_NODE_LIMIT`); None
+        means no node limit.
     top : int
         How many alternatives (besides the best move) to rank with exact values.
     seed : int
@@ -122,6 +126,8 @@ def best_move(
         raise ValueError(f"time_limit must be positive, got {time_limit}")
     if node_limit is not None and node_limit <= 0:
         raise ValueError(f"node_limit must be positive, got {node_limit}")
+    if node_limit is not None and node_limit > MAX_NODE_LIMIT:
+        raise ValueError(f"node_limit must be at most {MAX_NODE_LIMIT}, got {node_limit}")
     if top < 0:
         raise ValueError(f"top must be >= 0, got {top}")
     if backend not in ("auto", "fast", "python"):

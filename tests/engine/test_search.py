@@ -189,3 +189,6 @@ def test_bad_limits_are_errors():
         best_move(pos, time_limit=0)
     with pytest.raises(ValueError, match="node_limit"):
         best_move(pos, time_limit=None, node_limit=None)
+    # the fast search keeps the limit in an int64: an OverflowError from numpy before
+    with pytest.raises(ValueError, match="node_limit must be at most 9223372036854775807"):
+        best_move(pos, time_limit=0.05, node_limit=2**63)

@@ -61,6 +61,10 @@ def test_hint_reads_standard_input(monkeypatch, capsys):
         (["hint", "no-such-file.json"], "no such file"),
         (["hint", "start", "--time", "0"], "--time must be positive"),
         (["hint", "start", "--top", "-1"], "--top must be >= 0"),
+        # (too large for the search's int64 node count: an OverflowError traceback before)
+        (["hint", "start", "--time", "0.05", "--nodes", str(10**29)], "--nodes must be at most 9223372036854775807"),
+        (["match", "--south", "ai:n" + "9" * 23, "--north", "random", "--games", "1"],
+         "player 'ai:n99999999999999999999999': at most 9223372036854775807 nodes a move"),
         (["match", "--south", "wizard", "--north", "random", "--games", "2"], "unknown player"),
         (["match", "--south", "random", "--north", "random", "--games", "0"], "--games"),
     ],

@@ -123,7 +123,7 @@ def hint_json(position: Any, result: Any) -> dict[str, Any]:
 
 
 def run_hint(args: argparse.Namespace) -> int:
-    from engine.search import best_move, proven_text
+    from engine.search import MAX_NODE_LIMIT, best_move, proven_text
 
     if not args.time > 0:
         raise ValueError(f"--time must be positive, got {args.time}")
@@ -131,6 +131,8 @@ def run_hint(args: argparse.Namespace) -> int:
         raise ValueError(f"--top must be >= 0, got {args.top}")
     if args.nodes is not None and args.nodes <= 0:
         raise ValueError(f"--nodes must be positive, got {args.nodes}")
+    if args.nodes is not None and args.nodes > MAX_NODE_LIMIT:
+        raise ValueError(f"--nodes must be at most {MAX_NODE_LIMIT}, got {args.nodes}")
     position = load_position(args.position)
     if position.is_game_over():
         outcome = position.outcome()
