@@ -13,6 +13,7 @@ A player is any object with a ``name`` and ``choose(position) -> Move``
 
 from __future__ import annotations
 
+import math
 import random
 from pathlib import Path
 from typing import Any, Protocol
@@ -147,7 +148,7 @@ def make_player(spec: str, seed: int = 0) -> Player:
             raise ValueError(f"player {spec!r}: at most {MAX_NODE_LIMIT} nodes a move, got {nodes}")
         if nodes is not None and nodes > 0:
             return SearchPlayer(None, nodes, seed, weights, name=spec)
-        if seconds is not None and seconds > 0:
+        if seconds is not None and 0 < seconds < math.inf:  # (ai:inf would search for ever)
             return SearchPlayer(seconds, None, seed, weights, name=spec)
     raise ValueError(
         f"unknown player {spec!r}: expected random, greedy, ai, ai:SECONDS or ai:nNODES "

@@ -40,6 +40,7 @@ numba functions over the fast core (`engine/search_core.py`), which
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Callable
@@ -122,8 +123,8 @@ def best_move(
     """
     if time_limit is None and node_limit is None:
         raise ValueError("best_move needs a time_limit or a node_limit (both are None)")
-    if time_limit is not None and time_limit <= 0:
-        raise ValueError(f"time_limit must be positive, got {time_limit}")
+    if time_limit is not None and not 0 < time_limit < math.inf:  # (inf: a search without end)
+        raise ValueError(f"time_limit must be positive and finite, got {time_limit}")
     if node_limit is not None and node_limit <= 0:
         raise ValueError(f"node_limit must be positive, got {node_limit}")
     if node_limit is not None and node_limit > MAX_NODE_LIMIT:

@@ -8,6 +8,7 @@ generic reference search.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 
@@ -187,6 +188,9 @@ def test_bad_limits_are_errors():
     pos = Position.start()
     with pytest.raises(ValueError, match="time_limit"):
         best_move(pos, time_limit=0)
+    for endless in (math.inf, math.nan):  # (inf searched for ever; the node limit ends it if not refused)
+        with pytest.raises(ValueError, match="time_limit must be positive and finite"):
+            best_move(pos, time_limit=endless, node_limit=1000)
     with pytest.raises(ValueError, match="node_limit"):
         best_move(pos, time_limit=None, node_limit=None)
     # the fast search keeps the limit in an int64: an OverflowError from numpy before

@@ -45,7 +45,7 @@ def test_make_player_forms():
     assert isinstance(ai, SearchPlayer) and ai.time_limit == 0.25 and ai.node_limit is None
     ai = make_player("ai:n4000")
     assert isinstance(ai, SearchPlayer) and ai.node_limit == 4000 and ai.time_limit is None
-    for bad in ("ai:0", "ai:n-5", "ai:fast", "human", "random@nothing.json"):
+    for bad in ("ai:0", "ai:n-5", "ai:fast", "human", "random@nothing.json", "ai:inf", "ai:1e400", "ai:nan"):
         with pytest.raises(ValueError):
             make_player(bad)
     with pytest.raises(ValueError, match="name the weights file after '@'"):

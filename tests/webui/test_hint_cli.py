@@ -60,6 +60,8 @@ def test_hint_reads_standard_input(monkeypatch, capsys):
     [
         (["hint", "no-such-file.json"], "no such file"),
         (["hint", "start", "--time", "0"], "--time must be positive"),
+        # (inf searched for ever; here --nodes would end it, were it not refused)
+        (["hint", "start", "--time", "inf", "--nodes", "1000"], "--time must be positive and finite, got inf"),
         (["hint", "start", "--top", "-1"], "--top must be >= 0"),
         # (too large for the search's int64 node count: an OverflowError traceback before)
         (["hint", "start", "--time", "0.05", "--nodes", str(10**29)], "--nodes must be at most 9223372036854775807"),

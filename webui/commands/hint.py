@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -125,8 +126,8 @@ def hint_json(position: Any, result: Any) -> dict[str, Any]:
 def run_hint(args: argparse.Namespace) -> int:
     from engine.search import MAX_NODE_LIMIT, best_move, proven_text
 
-    if not args.time > 0:
-        raise ValueError(f"--time must be positive, got {args.time}")
+    if not 0 < args.time < math.inf:  # (nan and inf, too: inf would search for ever)
+        raise ValueError(f"--time must be positive and finite, got {args.time}")
     if args.top < 0:
         raise ValueError(f"--top must be >= 0, got {args.top}")
     if args.nodes is not None and args.nodes <= 0:
