@@ -62,4 +62,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run as ``python -m webui.cli``, this file is the module __main__, and its
+    # CommandError is a class apart from the webui.cli.CommandError that the commands
+    # import and raise: the main of webui.cli itself is the one that catches theirs.
+    from webui.cli import main as cli_main
+
+    sys.exit(cli_main())

@@ -164,6 +164,16 @@ def test_bao_command_subprocess() -> None:
     )
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr.startswith("bao: error: move 1 of 1 'Q1<'")
+    # a CommandError of a command module (under -m, this module is __main__, whose
+    # CommandError is another class: a traceback and exit status 1 before)
+    bad = subprocess.run(
+        [sys.executable, "-m", "webui.cli", "render", "--count", "0", "--out", "x"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert bad.returncode == 2
+    assert bad.stderr == "bao: error: --count must be positive, got 0\n"
 
 
 def test_binary_and_bad_record_files(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
