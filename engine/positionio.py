@@ -187,10 +187,13 @@ def state_from_text(text: str) -> State:
 
     def numbers(key: str, n: int) -> list[int]:
         items = fields[key].split(",")
-        if len(items) != n or not all(i.isdigit() for i in items):
+        # (ASCII digits: str.isdigit takes '²' too, which int() then refuses)
+        bad = [i for i in items if not (i.isascii() and i.isdigit())]
+        if len(items) != n or bad:
+            which = f" ({bad[0]!r} is not a count)" if bad and bad[0] else ""
             raise InvalidPosition(
                 f"invalid position text {text!r}: {key}: needs {n} whole numbers separated "
-                f"by commas, not {fields[key]!r}"
+                f"by commas, not {fields[key]!r}{which}"
             )
         return [int(i) for i in items]
 

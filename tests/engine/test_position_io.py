@@ -103,6 +103,9 @@ def test_invalid_json_positions(obj: object, message: str) -> None:
         (START_TEXT.replace("reserve:22,22", ""), "missing reserve"),
         (START_TEXT + " colour:red", "unknown field"),
         (START_TEXT.replace("A:0,0,0,0,6", "A:0,0,0,0,-6"), "A: needs 8 whole numbers"),
+        # (str.isdigit takes '²': int() then said "invalid literal for int()")
+        (START_TEXT.replace("A:0,0,0,0,6", "A:0,0,0,0,²"), r"A: needs 8 whole numbers .* \('²' is not a count\)"),
+        (START_TEXT.replace("reserve:22", "reserve:2²"), r"reserve: needs 2 .* \('2²' is not a count\)"),
     ],
 )
 def test_invalid_text_positions(text: str, message: str) -> None:

@@ -40,6 +40,10 @@ def test_import_rejects_illegal_records(client) -> None:
     assert r.status_code == 400 and "A1<" in r.get_json()["error"]["message"]
     r = client.post("/api/games/import", data="", content_type="text/plain")
     assert r.status_code == 400
+    start = "A:0,0,0,0,6,2,2,0 B:0,0,0,0,0,0,0,0 a:0,0,0,0,6,2,2,² b:0,0,0,0,0,0,0,0 reserve:22,22 nyumba:SN move:S"
+    r = client.post("/api/games/import", data=f"Start: {start}\n\n1: A6<*;\n", content_type="text/plain")
+    assert r.status_code == 400 and "a: needs 8 whole numbers" in r.get_json()["error"]["message"]
+    assert "('²' is not a count)" in r.get_json()["error"]["message"]  # (not "invalid literal for int()")
     assert len(client.get("/api/games").get_json()["games"]) == 1
 
 
