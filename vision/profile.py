@@ -119,9 +119,11 @@ class BoardProfile:
     def load(cls, path: str | Path) -> BoardProfile:
         p = Path(path)
         try:
-            text = p.read_text()
+            text = p.read_text(encoding="utf-8")
         except OSError as exc:
             raise ProfileError(f"{p}: cannot read profile ({exc.strerror})") from None
+        except UnicodeDecodeError:  # (a ValueError, but its message names no file)
+            raise ProfileError(f"{p}: not a profile: not UTF-8 text (a profile is JSON)") from None
         try:
             return cls.from_json(text)
         except ProfileError as exc:

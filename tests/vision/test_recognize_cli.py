@@ -91,6 +91,16 @@ def test_json_nested_too_deeply_is_named_bad_input(tmp_path, start_jpg, capsys) 
     assert "nested too deeply" in err
 
 
+def test_a_profile_or_position_that_is_no_utf8_text_is_named(tmp_path, start_jpg, capsys) -> None:
+    # (before: "'utf-8' codec can't decode byte 0xff ...", naming no file)
+    binary = tmp_path / "bin.json"
+    binary.write_bytes(b"\xff\xfe{}")
+    assert main(["recognize", str(start_jpg), "--calibration", str(binary)]) == 2
+    assert capsys.readouterr().err == f"bao: error: {binary}: not a profile: not UTF-8 text (a profile is JSON)\n"
+    assert main(["calibrate", str(start_jpg), "--south", "bottom", "--position", str(binary)]) == 2
+    assert f"{binary}: not UTF-8 text" in capsys.readouterr().err
+
+
 def test_calibrate_then_recognize_with_profile(blob_count, start_jpg, tmp_path, capsys) -> None:
     out = tmp_path / "prof.json"
     assert main(["calibrate", str(start_jpg), "--south", "bottom", "--out", str(out)]) == 0

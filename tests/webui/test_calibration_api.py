@@ -36,6 +36,19 @@ def test_a_saved_profile_nested_too_deeply_is_a_json_error(app, client) -> None:
     assert "deep.json: profile is not valid JSON: arrays or objects nested too deeply" in r.get_json()["error"]["message"]
 
 
+def test_a_saved_profile_that_is_no_utf8_text_is_named(app, client) -> None:
+    # (before: "'utf-8' codec can't decode byte 0xff ...", naming no file)
+    from calibration import profile_path
+    from webui.calibration_views import folder
+
+    path = profile_path(folder(app), "binary")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"\xff\xfe{}")
+    r = client.post("/api/calibration/use", json={"name": "binary"})
+    assert r.status_code == 400
+    assert r.get_json()["error"]["message"] == f"{path}: not a profile: not UTF-8 text (a profile is JSON)"
+
+
 def test_calibration_capture_of_an_uploaded_frame(client) -> None:
     frame = np.full((240, 320, 3), 128, np.uint8)
     r = client.post("/api/calibration/capture?south_side=left", data=cv2.imencode(".png", frame)[1].tobytes(),

@@ -77,6 +77,14 @@ def test_bad_input_is_a_one_line_error(argv, message, capsys):
     assert err.startswith("bao: error:") and message in err
 
 
+def test_a_position_file_that_is_no_utf8_text_is_named(tmp_path, capsys):
+    # (before: "'utf-8' codec can't decode byte 0xff ...", naming no file)
+    binary = tmp_path / "bin.json"
+    binary.write_bytes(b"\xff\xfe{}")
+    assert main(["hint", str(binary)]) == 2
+    assert capsys.readouterr().err == f"bao: error: position from {binary} is not JSON: not UTF-8 text\n"
+
+
 def test_hint_on_a_finished_game_is_an_error(tmp_path, capsys):
     over = json.loads(json.dumps(WIN_IN_1))
     over["north"]["front"] = [0] * 8  # North's front row is empty: the game is over (1.1)

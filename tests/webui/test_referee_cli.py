@@ -111,6 +111,12 @@ def test_referee_start_position_and_errors(stills, tmp_path, capsys) -> None:
     assert "'²' is not a camera index" in capsys.readouterr().err
     assert main(["referee", str(folder), "--south", "bottom", "--start", "nonsense"]) == 2
     assert "bao: error:" in capsys.readouterr().err
+    binary = tmp_path / "bin.json"
+    binary.write_bytes(b"\xff\xfe{}")  # (before: "'utf-8' codec can't decode byte 0xff ...", no file named)
+    assert main(["referee", str(folder), "--south", "bottom", "--calibration", str(binary)]) == 2
+    assert capsys.readouterr().err.startswith(f"bao: error: {binary}: not a profile: not UTF-8 text")
+    assert main(["referee", str(folder), "--south", "bottom", "--start", str(binary)]) == 2
+    assert capsys.readouterr().err.startswith(f"bao: error: {binary}: not UTF-8 text")
     deep = tmp_path / "deep.json"
     deep.write_text('{"south":' * 200_000)  # (before: a RecursionError traceback)
     assert main(["referee", str(folder), "--south", "bottom", "--start", str(deep)]) == 2

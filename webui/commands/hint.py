@@ -90,7 +90,10 @@ def load_position(arg: str) -> Any:
         path = Path(arg)
         if not path.is_file():
             raise ValueError(f"position {arg!r}: no such file (give a JSON file, '-' or 'start')")
-        text = path.read_text()
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:  # (a ValueError, but its message names no file)
+            raise ValueError(f"position from {arg} is not JSON: not UTF-8 text") from None
         source = arg
     try:
         data = json_loads(text)

@@ -112,7 +112,10 @@ def read_position_arg(text: str) -> dict[str, Any]:
     where = ""  # (the file's name, for the messages)
     if len(text) < 4096 and path.is_file():
         where = f"{text}: "
-        text = path.read_text(encoding="utf-8")
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:  # (a ValueError, but its message names no file)
+            raise ValueError(f"{where}not UTF-8 text (expected a JSON or text-form position)") from None
     text = text.strip()
     if text.startswith("{"):
         try:
