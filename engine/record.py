@@ -156,9 +156,19 @@ def read_text(text: str) -> tuple[GameRecord, list[RecordError]]:
     return record, errors
 
 
+def _one_line(text: str) -> str:
+    """``text`` with each line break (whatever :meth:`str.splitlines`, and so
+    :func:`read_text`, breaks lines at) written as a space."""
+    return " ".join(text.splitlines())
+
+
 def write_text(record: GameRecord) -> str:
-    """Write the appendix format (full notation as given in ``record.moves``)."""
-    lines = [f"{key}: {value}" for key, value in record.headers.items()]
+    """Write the appendix format (full notation as given in ``record.moves``).
+
+    A header or comment holding a line break (a player's name typed with one, a JSON
+    record's header) has it written as a space: the line stays one line, and the
+    record reads back (where the break would start a line of its own)."""
+    lines = [f"{_one_line(key)}: {_one_line(value)}" for key, value in record.headers.items()]
     start = record.start_position()
     if record.start is not None:
         lines.append(f"Start: {start.to_text()}")
@@ -169,7 +179,7 @@ def write_text(record: GameRecord) -> str:
         texts.insert(0, PLACEHOLDER)
     for i in range(0, len(texts), 2):
         index = i // 2 + 1
-        comment = record.comments.get(index)
+        comment = _one_line(record.comments.get(index) or "")
         lines.append(f"{index}: {' '.join(texts[i : i + 2])};{' ' + comment if comment else ''}")
     return "\n".join(lines) + "\n"
 

@@ -46,6 +46,20 @@ def test_write_then_read_round_trip() -> None:
     assert errors == [] and to_json(again) == to_json(record)
 
 
+def test_line_breaks_in_headers_and_comments_are_written_as_spaces() -> None:
+    # a name typed with a line break (or a JSON record's header holding one) split its
+    # line: the rest read as a move pair or an unreadable line, and the record as bad
+    record = GameRecord(headers={"South": "Ali\n3: A1<;", "North": "Ju\r\nma", "Event": "a\u2028b"},
+                        moves=[RecordMove("A6<*")], comments={1: "first\nmove"})
+    text = write_text(record)
+    assert text.splitlines()[:3] == ["South: Ali 3: A1<;", "North: Ju ma", "Event: a b"]
+    again, errors = read_text(text)
+    assert errors == []
+    assert again.headers == {"South": "Ali 3: A1<;", "North": "Ju ma", "Event": "a b"}
+    assert [m.text for m in again.moves] == ["A6<*"] and again.comments == {1: "first move"}
+    assert write_text(again) == text
+
+
 def test_json_round_trip() -> None:
     record, _ = read_text(GAME)
     obj = to_json(record)

@@ -35,6 +35,15 @@ def test_export_record_and_json_and_import_back(client, recognizer) -> None:
     assert [m["move"] for m in game["moves"]] == ["A6<*"] and game["moves"][0]["source"] == "import"
 
 
+def test_a_name_with_a_line_break_is_exported_on_one_line_and_imports_back(client) -> None:
+    # (the break split the header line: the exported record did not import)
+    game_id = client.post("/api/live/new", json={"south": "Ali\n3: A1<;", "north": "Juma"}).get_json()["game_id"]
+    text = client.get(f"/api/games/{game_id}/export").get_data(as_text=True)
+    assert text.startswith("South: Ali 3: A1<;\nNorth: Juma\n")
+    r = client.post("/api/games/import", data=text, content_type="text/plain")
+    assert r.status_code == 201 and r.get_json()["south"] == "Ali 3: A1<;"
+
+
 def test_import_rejects_illegal_records(client) -> None:
     r = client.post("/api/games/import", data="1: A1< a6<*;\n", content_type="text/plain")
     assert r.status_code == 400 and "A1<" in r.get_json()["error"]["message"]
