@@ -31,6 +31,7 @@ The weights live in ``engine/eval_weights.json``, written by
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -90,6 +91,10 @@ def load_weights(path: str | Path | None = None) -> dict[str, float]:
     unknown = sorted(set(weights) - set(FEATURES))
     if unknown:
         raise ValueError(f"{p}: unknown evaluation features {unknown}; known: {list(FEATURES)}")
+    bad = sorted(name for name, value in weights.items()
+                 if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value))
+    if bad:
+        raise ValueError(f"{p}: the weights of {bad} are not finite numbers")
     return {name: float(weights.get(name, 0.0)) for name in FEATURES}
 
 

@@ -111,6 +111,10 @@ def test_weights_file_is_checked(tmp_path):
         ev.load_weights(path)
     with pytest.raises(ValueError, match="cannot read the weights file .*missing.json"):
         ev.load_weights(tmp_path / "missing.json")
+    # a weight that is no finite number is named (a list was a TypeError traceback in bao match)
+    path.write_text('{"weights": {"material": [1], "front": true, "movable": NaN, "nyumba": 2}}')
+    with pytest.raises(ValueError, match=r"w\.json: the weights of \['front', 'material', 'movable'\] are not finite"):
+        ev.load_weights(path)
 
 
 def test_shipped_weights_load_and_value_material():
