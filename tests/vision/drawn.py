@@ -3,11 +3,14 @@
 ``draw_scene(counts, corners, ...)`` paints a canonical board (wood, 4 x 8
 round pits, square nyumba at A5/a5, light seeds as separate discs) and warps it
 into a table scene at the given image corners (canonical TL, TR, BR, BL).
-Everything is deterministic for a given ``seed``.
+Everything is deterministic for a given ``seed``. ``png_claiming`` makes a tiny PNG
+whose header claims a huge size (a file OpenCV refuses to decode).
 """
 
 from __future__ import annotations
 
+import struct
+import zlib
 from dataclasses import dataclass
 
 import cv2
@@ -194,3 +197,13 @@ def spread_counts(total: int, seed: int) -> dict[str, int]:
         if counts[n] < 6:
             counts[n] += 1
     return counts
+
+
+def png_claiming(width: int, height: int) -> bytes:
+    """A tiny PNG whose header claims ``width`` x ``height`` pixels (and holds almost none)."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\0" * 4))
+            + chunk(b"IEND", b""))

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import struct
-import zlib
 
 import cv2
 import numpy as np
 import pytest
-from drawn import blob_counter, default_corners, draw_scene
+from drawn import blob_counter, default_corners, draw_scene, png_claiming
 
 import vision.pipeline
 from vision.holes import START_COUNTS
@@ -135,16 +133,6 @@ def test_image_too_thin_for_a_board_exits_2_naming_the_file(tmp_path, capsys, sh
         assert main(argv) == 2
         assert capsys.readouterr().err.startswith(
             f"bao: error: {p}: image too thin to hold a board: {shape[1]}x{shape[0]} (its long side more than 15")
-
-
-def png_claiming(width: int, height: int) -> bytes:
-    """A tiny PNG whose header claims ``width`` x ``height`` pixels (and holds almost none)."""
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\0" * 4))
-            + chunk(b"IEND", b""))
 
 
 def test_an_image_claiming_too_many_pixels_exits_2_naming_the_file(tmp_path, capsys) -> None:

@@ -8,8 +8,7 @@ app, the referee and the game log are tested without any image processing.
 
 from __future__ import annotations
 
-import struct
-import zlib
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,9 @@ import pytest
 
 from engine import Position
 from webui.app import create_app
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "vision"))
+from drawn import png_claiming  # noqa: E402, F401  (the webui tests import it from here)
 
 SIDES = ("south", "north")
 ROWS = ("front", "back")
@@ -41,16 +43,6 @@ def peaked(count: int, certainty: float, rng: np.random.Generator | None) -> lis
         p = p * rng.uniform(0.5, 1.5, 41)
         p[min(count, 40)] = max(p[min(count, 40)], p.max() * 1.2)
     return list(p / p.sum())
-
-
-def png_claiming(width: int, height: int) -> bytes:
-    """A tiny PNG whose header claims ``width`` x ``height`` pixels (and holds almost none)."""
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\0" * 4))
-            + chunk(b"IEND", b""))
 
 
 class ScriptedRecognizer:
