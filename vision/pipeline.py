@@ -158,13 +158,9 @@ def _board(image: np.ndarray, south: str, profile: BoardProfile | None,
     """Canonical TL, TR, BR, BL corners, the aspect, the locate stage's fit (or None)
     and the calibration's pit centres (HOLES order, or None), from the profile or the
     image. The pit centres are named for the profile's South side, so they are given
-    only when the image is read with that side."""
+    only when the image is read with that side. ``profile``: one made for images of
+    this size."""
     if profile is not None:
-        h, w = image.shape[:2]
-        if tuple(profile.image_size) != (w, h):
-            raise BoardNotFound(
-                f"image is {w}x{h} but the calibration profile was made for "
-                f"{profile.image_size[0]}x{profile.image_size[1]}")
         quad: BoardQuad = given_corners(profile.corners_px, cfg)
         corners = quad.corners
         pits = None
@@ -220,8 +216,12 @@ def recognize(
         timings[stage] = round(timings.get(stage, 0.0) + 1000 * (t1 - t0), 2)
         t0 = t1
 
+    # the profile's geometry, for images of this size: scaled when the camera gives
+    # another resolution of the same picture; none when the picture has another shape
+    # (another camera, or a crop), and the board is then looked for as without a profile
+    geometry = None if profile is None else profile.scaled_to((image.shape[1], image.shape[0]))
     try:
-        corners, aspect, prior, pits = _board(image, south, profile, cfg)
+        corners, aspect, prior, pits = _board(image, south, geometry, cfg)
     except BoardNotFound as exc:
         if on_missing == "status":
             lap("locate")
@@ -229,9 +229,9 @@ def recognize(
         raise
     lap("locate")
     corners, hmat, grid, aspect = fit_board(image, corners, aspect, cfg, lap, prior=prior, pits=pits)
-    moved = False
+    moved = profile is not None and geometry is None
     elsewhere = ""  # why the board was not found elsewhere either
-    if profile is not None and grid.score < cfg.grid.min_lattice_score:
+    if geometry is not None and grid.score < cfg.grid.min_lattice_score:
         # no pits where the calibration saw the board: it was pushed along the table, or
         # the camera knocked, further than a fit from there follows (a board 250 px and
         # 12 degrees away: every later view unread). Looked for in the whole image, as
@@ -243,7 +243,7 @@ def recognize(
             corners, hmat, grid, aspect = found
             moved = True
     if grid.score < cfg.grid.min_lattice_score:
-        where = "where the calibration saw the board" if profile is not None else "on the board"
+        where = "where the calibration saw the board" if geometry is not None else "on the board"
         reason = (f"no 4x8 pit lattice {where} (fit {grid.score:.2f} < "
                   f"{cfg.grid.min_lattice_score:.1f}){elsewhere}")
         if on_missing == "status":

@@ -98,16 +98,34 @@ class BoardProfile:
         )
 
     def moved_to(self, corners_px: list[list[float]], pit_centers_px: dict[str, list[float]],
-                 south: str) -> BoardProfile:
+                 south: str, image_size: tuple[int, int] | None = None) -> BoardProfile:
         """This profile with the board where a reading found it after it moved (pushed
-        along the table, the camera knocked): the corners and pit centres of that reading,
-        made with South on ``south``; the seed look, aspect and camera kept. Unchanged when
-        ``south`` is not the profile's side (the reading's corners and pits are named for
-        another side)."""
+        along the table, the camera knocked, another camera resolution): the corners and
+        pit centres of that reading, made with South on ``south`` in images of
+        ``image_size`` (default: the profile's); the seed look, aspect and camera kept.
+        Unchanged when ``south`` is not the profile's side (the reading's corners and pits
+        are named for another side)."""
         if south != self.south_side:
             return self
         return replace(self, corners_px=[[float(x), float(y)] for x, y in corners_px],
-                       pit_centers_px={n: [float(x), float(y)] for n, (x, y) in pit_centers_px.items()})
+                       pit_centers_px={n: [float(x), float(y)] for n, (x, y) in pit_centers_px.items()},
+                       image_size=self.image_size if image_size is None else (int(image_size[0]), int(image_size[1])))
+
+    def scaled_to(self, image_size: tuple[int, int]) -> BoardProfile | None:
+        """This profile for camera images of ``image_size`` (width, height): itself when
+        its own; its points scaled when the images keep its shape (within 1 % in aspect:
+        the same camera giving another resolution); None when they do not (another camera
+        or a crop, whose picture the profile's points cannot be mapped to)."""
+        w, h = int(image_size[0]), int(image_size[1])
+        w0, h0 = self.image_size
+        if (w, h) == (w0, h0):
+            return self
+        if abs((w / h) / (w0 / h0) - 1.0) > 0.01:
+            return None
+        sx, sy = w / w0, h / h0
+        return replace(self, image_size=(w, h),
+                       corners_px=[[x * sx, y * sy] for x, y in self.corners_px],
+                       pit_centers_px={n: [x * sx, y * sy] for n, (x, y) in self.pit_centers_px.items()})
 
     def save(self, path: str | Path) -> Path:
         p = Path(path)

@@ -84,6 +84,11 @@ BOARD_MOVED = ("the board moved since the calibration (pushed along the table, o
 """The frame's problem when the board is read away from where the profile has it
 (:meth:`LiveReferee._follow_board`); the frame is refereed."""
 
+PICTURE_RESIZED = ("the camera's pictures are not of the size the calibration was made for: "
+                   "the board is read in them, and the calibration follows it")
+"""The frame's problem when the board is read in pictures of another size than the profile's
+(another resolution, or another camera); the frame is refereed."""
+
 BOARD_MOVED_PITCH = 0.3
 """The board's pits read this share of a pit pitch or more (the median pit) away from where
 the profile has them: the board moved (:meth:`LiveReferee._follow_board`). On the 546 views
@@ -91,10 +96,10 @@ of 26 rendered games (the five sample games and 21 more), read with a profile fr
 first frame, the median pit lies at most 0.11 of a pitch from it."""
 
 
-def _shifted(image: np.ndarray, shift: np.ndarray) -> np.ndarray:
-    """A kept view as the camera would see it with the board moved by ``shift``."""
-    h, w = image.shape[:2]
-    return cv2.warpPerspective(image, shift, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+def _shifted(image: np.ndarray, shift: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """A kept view as the camera would see it, in pictures of ``size`` (width, height),
+    with the board moved by ``shift``."""
+    return cv2.warpPerspective(image, shift, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
 SOUTH_UNCLEAR = ("South's side is unclear: the board's long sides run towards the side "
@@ -307,11 +312,12 @@ class LiveReferee(VerdictMixin):
             if "hand_over_board" not in status and "south_unclear" not in status:
                 observation = Observation.from_probabilities(recognition.probabilities)
             centres = getattr(recognition, "pit_centers_px", {}) or {}
-            shift = self._follow_board(profile, south, corners, centres, status)
+            size = (int(image.shape[1]), int(image.shape[0]))
+            shift = self._follow_board(profile, south, corners, centres, status, size)
             moved = shift is not None
             if shift is not None:  # the views kept, as if taken of the board where it is now
-                reference = None if reference is None else (_shifted(reference[0], shift), reference[1])
-                branch_view = None if branch_view is None else _shifted(branch_view, shift)
+                reference = None if reference is None else (_shifted(reference[0], shift, size), reference[1])
+                branch_view = None if branch_view is None else _shifted(branch_view, shift, size)
             changed = None
             if reference is not None and centres:
                 changed = pit_changes(reference[0], image, centres)
@@ -327,7 +333,9 @@ class LiveReferee(VerdictMixin):
                                     else HANDS_OR_BLUR if "image_blurred" in status else HANDS)
                     return None
                 # read, but less surely (vision.focus): the players may want to refocus
-                self.problem = (BLURRED if "image_blurred" in status else BOARD_MOVED if moved else None)
+                self.problem = (BLURRED if "image_blurred" in status
+                                else None if not moved
+                                else PICTURE_RESIZED if tuple(profile.image_size) != size else BOARD_MOVED)
                 self._last_view = image
                 if reference is None or reference[1] != self.ply:
                     changed = None  # that view no longer shows the accepted position
@@ -366,11 +374,14 @@ class LiveReferee(VerdictMixin):
                 return result
 
     def _follow_board(self, profile: Any, south: str, corners: Sequence[Sequence[float]],
-                      centres: dict[str, list[float]], status: Sequence[str]) -> np.ndarray | None:
+                      centres: dict[str, list[float]], status: Sequence[str],
+                      size: tuple[int, int]) -> np.ndarray | None:
         """The board read away from where the profile says it is (found again, status
         ``board_moved``, or its pits followed by the fit ``BOARD_MOVED_PITCH`` of a pit pitch
         or more, the median pit): the board was pushed along the table, or the camera
-        knocked. The profile then follows it (:meth:`BoardProfile.moved_to`), and the views
+        knocked; or the pictures are of another ``size`` (width, height) than the
+        profile's (another resolution, or camera), in whose pixels the board lies elsewhere.
+        The profile then follows it (:meth:`BoardProfile.moved_to`), and the views
         kept for the camera's change maps are moved with it (the homography from the pits
         where the profile had them to where they are now, returned). None when it has not
         moved, or with no profile, another South side, or a hand over the board (whose fit
@@ -392,13 +403,13 @@ class LiveReferee(VerdictMixin):
         with self.lock:
             if self.profile is not profile:  # (replaced meanwhile on the calibration page)
                 return None
-            self.profile = profile.moved_to(corners, centres, south)
+            self.profile = profile.moved_to(corners, centres, south, size)
             if self._reference is not None:
-                self._reference = (_shifted(self._reference[0], shift), self._reference[1])
+                self._reference = (_shifted(self._reference[0], shift, size), self._reference[1])
             if self._branch_view is not None:
-                self._branch_view = _shifted(self._branch_view, shift)
+                self._branch_view = _shifted(self._branch_view, shift, size)
             if self._last_view is not None:
-                self._last_view = _shifted(self._last_view, shift)
+                self._last_view = _shifted(self._last_view, shift, size)
         return shift
 
     def _as_logged(self, reference: tuple[np.ndarray, int] | None, verdict: Verdict) -> bool:

@@ -76,6 +76,27 @@ def test_a_board_moved_far_from_where_its_profile_saw_it_is_found_again(start_sc
     assert prof.moved_to(rec.board_corners_px, rec.pit_centers_px, "bottom") is prof
 
 
+def test_pictures_of_another_size_than_the_profiles_are_read(start_scene) -> None:
+    # the camera gives another resolution (the profile's points scaled), or another shape
+    # of picture (cropped to 4:3: the board looked for as without a profile, the status
+    # saying so); before, either was "image is WxH but the profile was made for 960x540"
+    import cv2
+
+    prof = calibrate_from_start(start_scene.image, south="top")
+    smaller = prof.scaled_to((720, 405))
+    assert smaller is not None and smaller.image_size == (720, 405)
+    assert np.allclose(smaller.pit_centers_px["A5"], np.array(prof.pit_centers_px["A5"]) * 0.75)
+    assert prof.scaled_to((960, 540)) is prof and prof.scaled_to((720, 540)) is None
+    rec = recognize(cv2.resize(start_scene.image, (720, 405), interpolation=cv2.INTER_AREA), south="top",
+                    profile=prof, counter=count_drawn_pits)
+    assert "board_moved" not in rec.status and flatten(rec.position) == START_COUNTS
+    assert np.linalg.norm(np.array(rec.board_corners_px) - start_scene.corners * 0.75, axis=1).max() < 4.0
+    cropped = np.ascontiguousarray(start_scene.image[:, 120:840])  # 720 x 540
+    rec = recognize(cropped, south="top", profile=prof, counter=count_drawn_pits)
+    assert "board_moved" in rec.status and flatten(rec.position) == START_COUNTS
+    assert np.linalg.norm(np.array(rec.board_corners_px) - (start_scene.corners - [120, 0]), axis=1).max() < 4.0
+
+
 def test_a_board_gone_from_where_its_profile_saw_it_and_from_the_image_is_said_so(start_scene) -> None:
     prof = calibrate_from_start(start_scene.image, south="top")
     table = np.full((540, 960, 3), (170, 175, 180), np.uint8)

@@ -11,7 +11,7 @@ import numpy as np
 
 from calibration import calibrate_from_start
 from vision.pipeline import recognize
-from webui.live import BOARD_MOVED, LiveReferee
+from webui.live import BOARD_MOVED, PICTURE_RESIZED, LiveReferee
 from webui.sources import Frame
 from webui.store import GameStore
 
@@ -63,3 +63,23 @@ def test_a_board_read_with_its_ends_placed_otherwise_than_its_profile_has_not_mo
         assert live.problem is None
     assert live.profile is profile
     assert [m.notation for m in live.store.get(live.game_id).moves] == game["moves"][:3]
+
+
+def test_pictures_of_another_size_are_read_and_the_profile_follows() -> None:
+    # the camera gives 960 x 540 pictures from the view after move 4 on (the profile was
+    # made on 1280 x 720 ones): before, every later view was "image is 960x540 but the
+    # calibration profile was made for 1280x720"
+    live, game, _ = _referee(GAME)
+    problems = {}
+    for view in [f for f in game["frames"] if f["settled"] and f["after_move"] <= 7]:
+        image = cv2.imread(str(GAME / view["file"]))
+        if view["after_move"] >= 4:
+            image = cv2.resize(image, (960, 540), interpolation=cv2.INTER_AREA)
+        live.feed(Frame(image, 0.0, still=True, name=view["file"]))
+        problems[view["after_move"]] = live.problem
+    assert [m.notation for m in live.store.get(live.game_id).moves] == game["moves"][:7]
+    assert problems[4] == PICTURE_RESIZED and problems[5] is None and problems[7] is None
+    assert live.profile.image_size == (960, 540)
+    label = json.loads((GAME / "frame_010.json").read_text())
+    assert np.linalg.norm(np.array(live.profile.corners_px) - np.array(label["corners_px"]) * 0.75,
+                          axis=1).max() < 10.0
