@@ -40,6 +40,10 @@ frame, no longer says where the board is).
 changed: every level raised to GAMMA (under 1 brighter), then the red and blue channels
 multiplied by RED and BLUE (a lamp switched on, a cloud, the webcam's exposure).
 
+``--resized-at K --resized W H``: from the frames after move K on, the pictures are W x H
+px (another resolution, or camera): the middle of each frame cut to W:H where that is
+another shape, then scaled.
+
 ``--resume-at K`` plays a game reopened after a restart of the server: its first K moves
 are in the log already (confirmed, not counted), the referee starts at the view after
 move K, and only the moves after K are counted. ``--auto-calibrate`` gives the referee no
@@ -51,6 +55,7 @@ Usage::
     python3 benchmarks/referee_eval.py [--games sample_images/games] [--mode video|stills] [--no-players]
                                        [--resume-at K] [--auto-calibrate]
                                        [--moved-at K [--moved DX DY DEG]] [--light-at K [--light GAMMA RED BLUE]]
+                                       [--resized-at K [--resized W H]]
 
 Writes ``benchmarks/results/referee_eval.json`` (``referee_eval_stills.json``
 for ``--mode stills``: only the settled frames, each read as a still, like
@@ -92,6 +97,12 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
             gamma, red, blue = args.light
             lit = (image.astype(np.float32) / 255.0) ** gamma * np.float32([blue, 1.0, red])
             image = np.clip(lit * 255.0 + 0.5, 0, 255).astype(np.uint8)
+        if args.resized_at is not None and int(entry["after_move"]) >= args.resized_at:
+            w2, h2 = args.resized
+            h, w = image.shape[:2]
+            cw, ch = min(w, round(h * w2 / h2)), min(h, round(w * h2 / w2))  # the middle, W:H
+            image = image[(h - ch) // 2:(h - ch) // 2 + ch, (w - cw) // 2:(w - cw) // 2 + cw]
+            image = cv2.resize(image, (w2, h2), interpolation=cv2.INTER_AREA)
         if args.moved_at is None or int(entry["after_move"]) < args.moved_at:
             return image
         dx, dy, deg = args.moved
@@ -293,6 +304,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--light", type=float, nargs=3, default=(1.6, 1.0, 1.0), metavar=("GAMMA", "RED", "BLUE"),
                         help="the change of --light-at: levels raised to GAMMA, then red and blue "
                         "multiplied (default 1.6 1 1: darker)")
+    parser.add_argument("--resized-at", type=int, metavar="K",
+                        help="from the frames after move K on, the pictures are of the size --resized says")
+    parser.add_argument("--resized", type=int, nargs=2, default=(960, 540), metavar=("W", "H"),
+                        help="the size of --resized-at (default 960 540); the middle cut to W:H first")
     parser.add_argument("--limit", type=int, default=0, help="only the first N games")
     parser.add_argument("--out", help="results file (default benchmarks/results/referee_eval[_stills].json)")
     args = parser.parse_args(argv)
@@ -301,7 +316,8 @@ def main(argv: list[str] | None = None) -> int:
                   + (f"_resume{args.resume_at}" if args.resume_at else "")
                   + ("_auto_calibrate" if args.auto_calibrate else "")
                   + (f"_moved{args.moved_at}" if args.moved_at is not None else "")
-                  + (f"_light{args.light_at}" if args.light_at is not None else ""))
+                  + (f"_light{args.light_at}" if args.light_at is not None else "")
+                  + (f"_resized{args.resized_at}" if args.resized_at is not None else ""))
         args.out = str(ROOT / "benchmarks" / "results" / f"referee_eval{suffix}.json")
     sys.path.insert(0, str(ROOT))
     folders = sorted(p.parent for p in Path(args.games).glob("*/game.json"))
