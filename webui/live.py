@@ -395,7 +395,8 @@ class LiveReferee(VerdictMixin):
         old = np.asarray([profile.pit_centers_px[n] for n in names], np.float64)
         new = np.asarray([centres[n] for n in names], np.float64)
         pitch = pit_spacing(new)
-        if "board_moved" not in status and float(np.median(np.linalg.norm(new - old, axis=1))) < BOARD_MOVED_PITCH * pitch:
+        if ("board_moved" not in status and tuple(profile.image_size) == size
+                and float(np.median(np.linalg.norm(new - old, axis=1))) < BOARD_MOVED_PITCH * pitch):
             return None
         shift, _ = cv2.findHomography(old, new, 0)
         if shift is None:
