@@ -384,11 +384,12 @@ class LiveReferee(VerdictMixin):
         The profile then follows it (:meth:`BoardProfile.moved_to`), and the views
         kept for the camera's change maps are moved with it (the homography from the pits
         where the profile had them to where they are now, returned). None when it has not
-        moved, or with no profile, another South side, or a hand over the board (whose fit
-        may be off). The pits, not the corners, tell: a fit may place a board's ends
+        moved, or with no profile, another South side, a hand over the board (whose fit may
+        be off), or South's side unclear (the board turned across). The pits, not the corners, tell: a fit may place a board's ends
         differently from its calibration, its pits in place (game_04: the corners 0.9 of a
         pitch apart, its pits 0.03)."""
         if (profile is None or south != profile.south_side or "hand_over_board" in status
+                or "south_unclear" in status  # (the board turned across: which pit is which is a guess)
                 or not set(profile.pit_centers_px) <= set(centres) or len(profile.pit_centers_px) < 4):
             return None
         names = list(profile.pit_centers_px)

@@ -11,7 +11,7 @@ import numpy as np
 
 from calibration import calibrate_from_start
 from vision.pipeline import recognize
-from webui.live import BOARD_MOVED, PICTURE_RESIZED, LiveReferee
+from webui.live import BOARD_MOVED, PICTURE_RESIZED, SOUTH_UNCLEAR, LiveReferee
 from webui.sources import Frame
 from webui.store import GameStore
 
@@ -83,3 +83,21 @@ def test_pictures_of_another_size_are_read_and_the_profile_follows() -> None:
     label = json.loads((GAME / "frame_010.json").read_text())
     assert np.linalg.norm(np.array(live.profile.corners_px) - np.array(label["corners_px"]) * 0.75,
                           axis=1).max() < 10.0
+
+
+def test_a_board_turned_across_is_not_followed() -> None:
+    # turned a quarter round after move 2, the board's long sides face South's side: which
+    # pit is which is a guess, so the view is not refereed and the profile stays
+    live, game, _ = _referee(GAME)
+    profile = live.profile
+    label = json.loads((GAME / "frame_002.json").read_text())
+    centre = np.mean(label["corners_px"], axis=0)
+    turn = cv2.getRotationMatrix2D((float(centre[0]), float(centre[1])), 90, 1.0)
+    for view in [f for f in game["frames"] if f["settled"] and f["after_move"] <= 2]:
+        image = cv2.imread(str(GAME / view["file"]))
+        if view["after_move"] == 2:
+            image = cv2.warpAffine(image, turn, (1280, 720), borderMode=cv2.BORDER_REPLICATE)
+        live.feed(Frame(image, 0.0, still=True, name=view["file"]))
+    assert live.problem == SOUTH_UNCLEAR
+    assert live.profile is profile
+    assert [m.notation for m in live.store.get(live.game_id).moves] == game["moves"][:1]
