@@ -79,6 +79,17 @@ AS_LOGGED_PITS = 2
 legal move explained to be taken as that board all the same (:meth:`LiveReferee._as_logged`):
 a view reading more differences may show a move made meanwhile."""
 
+LYING_STILL = ("something has lain over pits {pits} for {views} views in a row: refereeing "
+               "without them (clear them to check)")
+"""The frame's problem when a hand over the board has covered the same pits on
+``LYING_STILL_VIEWS`` settled views in a row (:meth:`LiveReferee._lying_still`); the frame
+is refereed, those pits unknown."""
+
+LYING_STILL_VIEWS = 3
+"""Settled views in a row flagged as a hand over the same pits after which the view is
+refereed all the same: a hand over the board is moving, and the board settles only once
+it has gone; what covers the same pits at three settled views lies still."""
+
 BOARD_MOVED = ("the board moved since the calibration (pushed along the table, or the camera "
                "knocked): read where it is now, and the calibration follows it")
 """The frame's problem when the board is read away from where the profile has it
@@ -197,6 +208,9 @@ class LiveReferee(VerdictMixin):
         # ply, the first max(REVISE_AT)), with its ply: the referee retraces them when it
         # doubts the moves it logged last (_revise)
         self._recent: list[tuple[int, Observation]] = []
+        # the pits named occluded on the last settled views flagged as a hand over the
+        # board, in a row, and how many such views (_lying_still)
+        self._covered: tuple[frozenset[str], int] = (frozenset(), 0)
         self.source: FrameSource | None = None
         self.source_info: dict[str, Any] = {"kind": "browser", "running": False, "ended": False}
         self._thread: threading.Thread | None = None
@@ -309,7 +323,9 @@ class LiveReferee(VerdictMixin):
             except cv2.error:
                 rectified = None
             observation = None
-            if "hand_over_board" not in status and "south_unclear" not in status:
+            still = self._lying_still(status)
+            if ("hand_over_board" not in status or still) and "south_unclear" not in status:
+                # (a covered pit's distribution is spread by the vision: unknown, not empty)
                 observation = Observation.from_probabilities(recognition.probabilities)
             centres = getattr(recognition, "pit_centers_px", {}) or {}
             size = (int(image.shape[1]), int(image.shape[0]))
@@ -334,6 +350,8 @@ class LiveReferee(VerdictMixin):
                     return None
                 # read, but less surely (vision.focus): the players may want to refocus
                 self.problem = (BLURRED if "image_blurred" in status
+                                else LYING_STILL.format(pits=", ".join(sorted(self._covered[0])),
+                                                        views=self._covered[1]) if still
                                 else None if not moved
                                 else PICTURE_RESIZED if tuple(profile.image_size) != size else BOARD_MOVED)
                 self._last_view = image
@@ -372,6 +390,20 @@ class LiveReferee(VerdictMixin):
                 self.latencies_ms.append(latency)
                 result["latency_ms"] = round(latency, 1)
                 return result
+
+    def _lying_still(self, status: Sequence[str]) -> bool:
+        """Whether the view is flagged as a hand over the board whose covered pits
+        (``occluded_pits``) are the same as on the ``LYING_STILL_VIEWS`` - 1 settled views
+        before it, each flagged so too: no hand, but something lying still there (an arm
+        resting on the board, a cup, a false hand on one odd pit). Such a view is refereed,
+        its covered pits unknown, rather than held back for the rest of the game."""
+        pits = frozenset(status_pits(status, "occluded_pits"))
+        if "hand_over_board" not in status or not pits:
+            self._covered = (frozenset(), 0)
+            return False
+        run = self._covered[1] + 1 if pits == self._covered[0] else 1
+        self._covered = (pits, run)
+        return run >= LYING_STILL_VIEWS
 
     def _follow_board(self, profile: Any, south: str, corners: Sequence[Sequence[float]],
                       centres: dict[str, list[float]], status: Sequence[str],

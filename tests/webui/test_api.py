@@ -61,6 +61,32 @@ def test_hands_over_board_change_nothing(client, recognizer) -> None:
     assert "hands" in state["problem"]
 
 
+def test_something_lying_still_over_the_same_pits_is_refereed_past_on_the_third_view(client, recognizer) -> None:
+    # LiveReferee._lying_still: a hand over the board moves, and the board settles once it
+    # has gone; what covers the same pits at three settled views in a row lies still (an
+    # arm resting there, a cup). The third view is refereed, the page naming the pits;
+    # before, the game waited "for it to clear" as long as it lay there
+    played: list[str] = []
+    for _ in range(3):
+        pos = after(*played)
+        played.append(pos.notation(pos.legal_moves[0]))
+    recognizer.extra_status = ["occluded_pits:b5"]
+    for k in (1, 2):
+        state = post_still(client, recognizer, after(*played[:k]), hand=True).get_json()
+        assert state["ply"] == 0 and "hands" in state["problem"]
+    state = post_still(client, recognizer, after(*played), hand=True).get_json()
+    assert state["ply"] == 3 and [m["move"] for m in state["moves"]] == played
+    assert "lain over pits b5 for 3 views" in state["problem"]
+
+
+def test_a_hand_over_other_pits_each_view_is_waited_for(client, recognizer) -> None:
+    # a hand that moves covers other pits at each view: every view waits for it to clear
+    for pits in ("a1", "a2,a3", "a4"):
+        recognizer.extra_status = [f"occluded_pits:{pits}"]
+        state = post_still(client, recognizer, after("A6<*"), hand=True).get_json()
+        assert state["ply"] == 0 and "hands" in state["problem"]
+
+
 def test_a_blurred_view_is_refereed_and_the_blur_named(client, recognizer) -> None:
     # vision.focus: a blurred photo is read, less surely; the move is still logged and
     # the page says why the pits may be doubtful. The next sharp view clears it.
