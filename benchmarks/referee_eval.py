@@ -44,6 +44,10 @@ multiplied by RED and BLUE (a lamp switched on, a cloud, the webcam's exposure).
 px (another resolution, or camera): the middle of each frame cut to W:H where that is
 another shape, then scaled.
 
+``--covered-at K --covered PIT GREY PITCHES``: from the frames after move K on, a disc of
+that grey (0-255), PITCHES pit pitches across, lies over the pit PIT (a cup, an arm
+resting on the board).
+
 ``--resume-at K`` plays a game reopened after a restart of the server: its first K moves
 are in the log already (confirmed, not counted), the referee starts at the view after
 move K, and only the moves after K are counted. ``--auto-calibrate`` gives the referee no
@@ -55,7 +59,7 @@ Usage::
     python3 benchmarks/referee_eval.py [--games sample_images/games] [--mode video|stills] [--no-players]
                                        [--resume-at K] [--auto-calibrate]
                                        [--moved-at K [--moved DX DY DEG]] [--light-at K [--light GAMMA RED BLUE]]
-                                       [--resized-at K [--resized W H]]
+                                       [--resized-at K [--resized W H]] [--covered-at K [--covered PIT GREY PITCHES]]
 
 Writes ``benchmarks/results/referee_eval.json`` (``referee_eval_stills.json``
 for ``--mode stills``: only the settled frames, each read as a still, like
@@ -97,6 +101,15 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
             gamma, red, blue = args.light
             lit = (image.astype(np.float32) / 255.0) ** gamma * np.float32([blue, 1.0, red])
             image = np.clip(lit * 255.0 + 0.5, 0, 255).astype(np.uint8)
+        if args.covered_at is not None and int(entry["after_move"]) >= args.covered_at:
+            pit, grey, across = args.covered
+            label = json.loads((folder / entry["file"]).with_suffix(".json").read_text())
+            centres = np.array(list(label["pit_centers_px"].values()), np.float64)
+            gaps = np.linalg.norm(centres[:, None] - centres[None], axis=2)
+            pitch = float(np.where(gaps > 0, gaps, np.inf).min(axis=1).mean())
+            x, y = label["pit_centers_px"][pit]
+            image = image.copy()
+            cv2.circle(image, (round(x), round(y)), round(float(across) * pitch / 2), (int(grey),) * 3, -1)
         if args.resized_at is not None and int(entry["after_move"]) >= args.resized_at:
             w2, h2 = args.resized
             h, w = image.shape[:2]
@@ -308,6 +321,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="from the frames after move K on, the pictures are of the size --resized says")
     parser.add_argument("--resized", type=int, nargs=2, default=(960, 540), metavar=("W", "H"),
                         help="the size of --resized-at (default 960 540); the middle cut to W:H first")
+    parser.add_argument("--covered-at", type=int, metavar="K",
+                        help="from the frames after move K on, a disc lies over a pit as --covered says")
+    parser.add_argument("--covered", nargs=3, default=("b5", "120", "1.2"), metavar=("PIT", "GREY", "PITCHES"),
+                        help="the pit, the disc's grey (0-255) and its width in pit pitches (default b5 120 1.2)")
     parser.add_argument("--limit", type=int, default=0, help="only the first N games")
     parser.add_argument("--out", help="results file (default benchmarks/results/referee_eval[_stills].json)")
     args = parser.parse_args(argv)
@@ -317,7 +334,8 @@ def main(argv: list[str] | None = None) -> int:
                   + ("_auto_calibrate" if args.auto_calibrate else "")
                   + (f"_moved{args.moved_at}" if args.moved_at is not None else "")
                   + (f"_light{args.light_at}" if args.light_at is not None else "")
-                  + (f"_resized{args.resized_at}" if args.resized_at is not None else ""))
+                  + (f"_resized{args.resized_at}" if args.resized_at is not None else "")
+                  + (f"_covered{args.covered_at}" if args.covered_at is not None else ""))
         args.out = str(ROOT / "benchmarks" / "results" / f"referee_eval{suffix}.json")
     sys.path.insert(0, str(ROOT))
     folders = sorted(p.parent for p in Path(args.games).glob("*/game.json"))
