@@ -94,9 +94,10 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
 
     cv2.setNumThreads(1)
 
-    def moved(image: np.ndarray, entry: dict[str, Any]) -> np.ndarray:
-        """The frame as the camera sees it once the board or the camera moved (``--moved``)
-        and the light changed (``--light``)."""
+    def as_seen(image: np.ndarray, entry: dict[str, Any]) -> np.ndarray:
+        """The frame as the camera sees it once the setup changed: the light (``--light``),
+        a pit covered (``--covered``), the pictures' size (``--resized``), the board or the
+        camera moved (``--moved``)."""
         if args.light_at is not None and int(entry["after_move"]) >= args.light_at:
             gamma, red, blue = args.light
             lit = (image.astype(np.float32) / 255.0) ** gamma * np.float32([blue, 1.0, red])
@@ -233,7 +234,7 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
         for entry in source.entries:
             if not entry.get("settled", True) or int(entry["after_move"]) < resume:
                 continue
-            image = moved(cv2.imread(str(folder / entry["file"])), entry)
+            image = as_seen(cv2.imread(str(folder / entry["file"])), entry)
             live.feed(Frame(image, 0.0, still=True, name=entry["file"]))
             after_frame(entry)
     else:
@@ -244,7 +245,7 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
             if frame is None:
                 break
             if index is not None:
-                frame.image = moved(frame.image, source.entries[index])
+                frame.image = as_seen(frame.image, source.entries[index])
             live.feed(frame)
             after_frame(source.entries[index])
     if not args.players and live.finish() is not None:
@@ -328,6 +329,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=0, help="only the first N games")
     parser.add_argument("--out", help="results file (default benchmarks/results/referee_eval[_stills].json)")
     args = parser.parse_args(argv)
+    if args.covered_at is not None and args.covered[0] not in [f"{r}{i}" for r in "ABab" for i in range(1, 9)]:
+        parser.error(f"--covered: no pit {args.covered[0]!r} (A1..A8, B1..B8, a1..a8, b1..b8)")
     if not args.out:
         suffix = (("" if args.mode == "video" else "_stills") + ("" if args.players else "_no_players")
                   + (f"_resume{args.resume_at}" if args.resume_at else "")
