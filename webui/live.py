@@ -79,16 +79,16 @@ AS_LOGGED_PITS = 2
 legal move explained to be taken as that board all the same (:meth:`LiveReferee._as_logged`):
 a view reading more differences may show a move made meanwhile."""
 
-LYING_STILL = ("something has lain over pits {pits} for {views} views in a row: refereeing "
+LYING_STILL = ("something lies still over pits {pits}, covered at the last views: refereeing "
                "without them (clear them to check)")
-"""The frame's problem when a hand over the board has covered the same pits on
-``LYING_STILL_VIEWS`` settled views in a row (:meth:`LiveReferee._lying_still`); the frame
-is refereed, those pits unknown."""
+"""The frame's problem when a view flagged as a hand over the board covers only pits
+covered at the ``LYING_STILL_VIEWS`` - 1 settled views before it too
+(:meth:`LiveReferee._lying_still`); the frame is refereed, those pits unknown."""
 
 LYING_STILL_VIEWS = 3
-"""Settled views in a row flagged as a hand over the same pits after which the view is
-refereed all the same: a hand over the board is moving, and the board settles only once
-it has gone; what covers the same pits at three settled views lies still."""
+"""Settled views in a row covering the same pits after which a view flagged as a hand over
+them is refereed all the same: a hand over the board is moving, and the board settles
+only once it has gone; what covers the same pits at three settled views lies still."""
 
 BOARD_MOVED = ("the board moved since the calibration (pushed along the table, or the camera "
                "knocked): read where it is now, and the calibration follows it")
@@ -350,8 +350,7 @@ class LiveReferee(VerdictMixin):
                     return None
                 # read, but less surely (vision.focus): the players may want to refocus
                 self.problem = (BLURRED if "image_blurred" in status
-                                else LYING_STILL.format(pits=", ".join(sorted(self._covered[0])),
-                                                        views=self._covered[1]) if still
+                                else LYING_STILL.format(pits=", ".join(sorted(self._covered[0]))) if still
                                 else None if not moved
                                 else PICTURE_RESIZED if tuple(profile.image_size) != size else BOARD_MOVED)
                 self._last_view = image
@@ -392,18 +391,17 @@ class LiveReferee(VerdictMixin):
                 return result
 
     def _lying_still(self, status: Sequence[str]) -> bool:
-        """Whether the view is flagged as a hand over the board whose covered pits
-        (``occluded_pits``) are the same as on the ``LYING_STILL_VIEWS`` - 1 settled views
-        before it, each flagged so too: no hand, but something lying still there (an arm
-        resting on the board, a cup, a false hand on one odd pit). Such a view is refereed,
-        its covered pits unknown, rather than held back for the rest of the game."""
+        """Whether the view is flagged as a hand over the board that covers no pit but
+        pits covered (named in ``occluded_pits``) at each of the ``LYING_STILL_VIEWS`` - 1
+        settled views before it, flagged as a hand or not: no hand, but something lying
+        still there (an arm resting on the board, a cup, a false hand on one odd pit). Such
+        a view is refereed, its covered pits unknown, rather than held back for the rest
+        of the game. A hand that covers a pit more is waited for, as before."""
         pits = frozenset(status_pits(status, "occluded_pits"))
-        if "hand_over_board" not in status or not pits:
-            self._covered = (frozenset(), 0)
-            return False
-        run = self._covered[1] + 1 if pits == self._covered[0] else 1
-        self._covered = (pits, run)
-        return run >= LYING_STILL_VIEWS
+        core, run = self._covered  # the pits covered at every view of the run, its views
+        still = "hand_over_board" in status and run + 1 >= LYING_STILL_VIEWS and bool(pits) and pits <= core
+        self._covered = (core & pits, run + 1) if run and core & pits else (pits, 1 if pits else 0)
+        return still
 
     def _follow_board(self, profile: Any, south: str, corners: Sequence[Sequence[float]],
                       centres: dict[str, list[float]], status: Sequence[str],

@@ -76,7 +76,19 @@ def test_something_lying_still_over_the_same_pits_is_refereed_past_on_the_third_
         assert state["ply"] == 0 and "hands" in state["problem"]
     state = post_still(client, recognizer, after(*played), hand=True).get_json()
     assert state["ply"] == 3 and [m["move"] for m in state["moves"]] == played
-    assert "lain over pits b5 for 3 views" in state["problem"]
+    assert "lies still over pits b5" in state["problem"]
+    # covered at a view with no hand flagged, the pit still counts; a hand over one pit
+    # more is waited for
+    recognizer.extra_status = ["occluded_pits:b5"]
+    state = post_still(client, recognizer, after(*played)).get_json()
+    assert state["ply"] == 3 and state["problem"] is None
+    recognizer.extra_status = ["occluded_pits:b5,b4"]
+    state = post_still(client, recognizer, after(*played), hand=True).get_json()
+    assert state["ply"] == 3 and "hands" in state["problem"]
+    recognizer.extra_status = ["occluded_pits:b5"]
+    pos = after(*played)
+    state = post_still(client, recognizer, after(*played, pos.notation(pos.legal_moves[0])), hand=True).get_json()
+    assert state["ply"] == 4 and "lies still over pits b5" in state["problem"]
 
 
 def test_a_hand_over_other_pits_each_view_is_waited_for(client, recognizer) -> None:
