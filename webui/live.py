@@ -329,11 +329,11 @@ class LiveReferee(VerdictMixin):
                 observation = Observation.from_probabilities(recognition.probabilities)
             centres = getattr(recognition, "pit_centers_px", {}) or {}
             size = (int(image.shape[1]), int(image.shape[0]))
-            shift = self._follow_board(profile, south, corners, centres, status, size)
-            moved = shift is not None
-            if shift is not None:  # the views kept, as if taken of the board where it is now
-                reference = None if reference is None else (_shifted(reference[0], shift, size), reference[1])
-                branch_view = None if branch_view is None else _shifted(branch_view, shift, size)
+            moved = self._follow_board(profile, south, corners, centres, status, size)
+            if moved:  # the views kept, moved with the board by _follow_board
+                with self.lock:
+                    reference = self._reference
+                    branch_view = self._branch_view if self.branches else None
             changed = None
             if reference is not None and centres:
                 changed = pit_changes(reference[0], image, centres)
@@ -405,15 +405,15 @@ class LiveReferee(VerdictMixin):
 
     def _follow_board(self, profile: Any, south: str, corners: Sequence[Sequence[float]],
                       centres: dict[str, list[float]], status: Sequence[str],
-                      size: tuple[int, int]) -> np.ndarray | None:
+                      size: tuple[int, int]) -> bool:
         """The board read away from where the profile says it is (found again, status
         ``board_moved``, or its pits followed by the fit ``BOARD_MOVED_PITCH`` of a pit pitch
         or more, the median pit): the board was pushed along the table, or the camera
         knocked; or the pictures are of another ``size`` (width, height) than the
         profile's (another resolution, or camera), in whose pixels the board lies elsewhere.
         The profile then follows it (:meth:`BoardProfile.moved_to`), and the views
-        kept for the camera's change maps are moved with it (the homography from the pits
-        where the profile had them to where they are now, returned). None when it has not
+        kept for the camera's change maps are moved with it (by the homography from the
+        pits where the profile had them to where they are now). False when it has not
         moved, or with no profile, another South side, a hand over the board (whose fit may
         be off), or South's side unclear (the board turned across). The pits, not the corners, tell: a fit may place a board's ends
         differently from its calibration, its pits in place (game_04: the corners 0.9 of a
@@ -421,20 +421,20 @@ class LiveReferee(VerdictMixin):
         if (profile is None or south != profile.south_side or "hand_over_board" in status
                 or "south_unclear" in status  # (the board turned across: which pit is which is a guess)
                 or not set(profile.pit_centers_px) <= set(centres) or len(profile.pit_centers_px) < 4):
-            return None
+            return False
         names = list(profile.pit_centers_px)
         old = np.asarray([profile.pit_centers_px[n] for n in names], np.float64)
         new = np.asarray([centres[n] for n in names], np.float64)
         pitch = pit_spacing(new)
         if ("board_moved" not in status and tuple(profile.image_size) == size
                 and float(np.median(np.linalg.norm(new - old, axis=1))) < BOARD_MOVED_PITCH * pitch):
-            return None
+            return False
         shift, _ = cv2.findHomography(old, new, 0)
         if shift is None:
-            return None
+            return False
         with self.lock:
             if self.profile is not profile:  # (replaced meanwhile on the calibration page)
-                return None
+                return False
             self.profile = profile.moved_to(corners, centres, south, size)
             if self._reference is not None:
                 self._reference = (_shifted(self._reference[0], shift, size), self._reference[1])
@@ -442,7 +442,7 @@ class LiveReferee(VerdictMixin):
                 self._branch_view = _shifted(self._branch_view, shift, size)
             if self._last_view is not None:
                 self._last_view = _shifted(self._last_view, shift, size)
-        return shift
+        return True
 
     def _as_logged(self, reference: tuple[np.ndarray, int] | None, verdict: Verdict) -> bool:
         """Whether this view, which no legal move explained, is taken all the same as the
