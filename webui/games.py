@@ -11,7 +11,7 @@ from engine import BaoError, Position
 from engine import record as records
 from webui.errors import ApiError
 from webui.live import LiveReferee
-from webui.store import GameRecord, GameStore
+from webui.store import GameLiveElsewhere, GameRecord, GameStore
 
 bp = Blueprint("games", __name__)
 
@@ -142,7 +142,10 @@ def reopen(game_id: int) -> Response:
     """Make a logged game the live one (the referee continues it)."""
     get_game(game_id)
     referee: LiveReferee = current_app.extensions["bao_live"]
-    referee.open_game(game_id)
+    try:
+        referee.open_game(game_id)
+    except GameLiveElsewhere as exc:
+        raise ApiError(str(exc), 409) from exc
     return jsonify(referee.summary())
 
 
@@ -152,7 +155,10 @@ def delete(game_id: int) -> Response:
     referee: LiveReferee = current_app.extensions["bao_live"]
     if referee.game_id == game_id:
         raise ApiError("this game is live: start or open another game before deleting it", 409)
-    store().delete_game(game_id)
+    try:
+        store().delete_game(game_id, holder=referee.holder)
+    except GameLiveElsewhere as exc:
+        raise ApiError(str(exc), 409) from exc
     return jsonify({"deleted": game_id})
 
 

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import cv2
@@ -36,7 +38,7 @@ from vision.decode import status_pits
 from vision.motion import MotionConfig, SettleDetector, pit_changes, pit_spacing
 from webui.board_image import DEFAULT_ASPECT, rectified_pits, rectify
 from webui.sources import Frame, FrameSource, read_frame
-from webui.store import GameStore, LoggedMove
+from webui.store import LIVE_LEASE_S, GameChanged, GameLiveElsewhere, GameStore, LoggedMove
 from webui.verdicts import REVISE_AT, VerdictMixin
 
 Recognizer = Callable[..., Any]
@@ -64,6 +66,10 @@ def vision_read_again(recognition: Any, holes: Sequence[str]) -> Any:
 
 BLURRED = "the camera's view looks blurred (out of focus?): its pits are read less surely"
 """The frame's problem while the vision reports ``image_blurred``; the frame is still refereed."""
+
+NO_GAME = "no game is live: start a new game or open one"
+"""The frame's problem while no game is live (the live one was deleted from the game log by
+another program sharing it: :meth:`LiveReferee._resync`); the frame is read, not refereed."""
 
 HANDS = "hands over the board: waiting for it to clear"
 """The frame's problem while the vision reports ``hand_over_board``; the frame is not refereed."""
@@ -153,6 +159,9 @@ class LiveReferee(VerdictMixin):
         players: bool = True,
     ) -> None:
         self.store = store
+        self.holder = uuid.uuid4().hex
+        """This referee's token in the game log's table of live games (GameStore.claim)."""
+        self._touched = 0.0  # time.monotonic() of the last sign of life written there
         self.players = players
         """Whether anyone can answer the referee's questions. Without players (``bao
         referee``), moves the camera can never tell apart, as they leave the very same
@@ -232,7 +241,11 @@ class LiveReferee(VerdictMixin):
             return game_id
 
     def open_game(self, game_id: int) -> None:
-        """Make a logged game live again, replaying its moves (KeyError if unknown)."""
+        """Make a logged game live again, replaying its moves (KeyError if unknown,
+        GameLiveElsewhere when another server sharing the game log holds it live)."""
+        with self.lock:
+            self.store.claim(game_id, self.holder, release=self.game_id)
+            self._touched = time.monotonic()
         record = self.store.get(game_id)
         position = Position.from_json(record.start)
         for logged in record.moves:
@@ -250,8 +263,8 @@ class LiveReferee(VerdictMixin):
             self.detector.reset()
 
     def resume_or_start(self) -> int:
-        """Reopen the latest unfinished game, or start a new one."""
-        latest = self.store.latest_unfinished()
+        """Reopen the latest unfinished game no other server holds live, or start a new one."""
+        latest = self.store.latest_unfinished(self.holder)
         if latest is None:
             return self.new_game()
         self.open_game(latest)
@@ -275,8 +288,38 @@ class LiveReferee(VerdictMixin):
                 }
                 ready = state.ready
         if ready:
-            self.read_settled(frame.image)
+            try:
+                self.read_settled(frame.image)
+            except GameChanged as exc:  # (the view's moves were not logged: the log is as it was)
+                with self.lock:
+                    self._resync(exc)
         return self.summary()
+
+    def _resync(self, exc: Exception) -> str:
+        """The game log no longer holds the live game as this referee knows it: another
+        program sharing it logged or took back moves, or deleted the game. Reopen it as
+        logged there, or with it gone (or live in another server now), leave no game
+        live; returns the message, also shown as the problem."""
+        game_id = self.game_id
+        try:
+            if game_id is None:
+                raise KeyError(game_id)
+            self.open_game(game_id)
+            message = (f"game {game_id} was changed in the game log by another program ({exc}): "
+                       f"reopened as logged there, {self.ply} moves")
+        except (KeyError, GameLiveElsewhere) as gone:
+            self.game_id = None
+            self.pending = None
+            self.branches = []
+            self._views, self._trail, self._recent = [], None, []
+            self._reference = None
+            self.detector.reset()
+            why = (str(gone) if isinstance(gone, GameLiveElsewhere)
+                   else f"game {game_id} is no longer in the game log (deleted by another program sharing it)")
+            message = f"{why}: start a new game or open one to go on"
+        self.problem = message
+        self._set_verdict("game_changed", message)
+        return message
 
     def read_settled(self, image: np.ndarray) -> dict[str, Any] | None:
         """Read a settled view and referee it; returns the verdict JSON (None if unreadable).
@@ -347,6 +390,9 @@ class LiveReferee(VerdictMixin):
                 if observation is None:
                     self.problem = (SOUTH_UNCLEAR if "south_unclear" in status
                                     else HANDS_OR_BLUR if "image_blurred" in status else HANDS)
+                    return None
+                if self.game_id is None:
+                    self.problem = NO_GAME
                     return None
                 # read, but less surely (vision.focus): the players may want to refocus
                 self.problem = (BLURRED if "image_blurred" in status
@@ -519,6 +565,8 @@ class LiveReferee(VerdictMixin):
         not said) must still find them so: the referee may have logged moves meanwhile
         (the later views settled what they were asked about), or another game been made
         live, and their answer was to another question."""
+        if self.game_id is None:
+            raise StaleRequest(NO_GAME)
         if game is not None and game != self.game_id:
             raise StaleRequest(f"game {self.game_id} is live now, the request was made for game {game}; "
                                "look at the board and the log again")
@@ -532,7 +580,7 @@ class LiveReferee(VerdictMixin):
         """The players' counts for some pits (the rest as last read, or as the
         accepted position has them before any reading); referee that board. ``ply``:
         the moves logged when they chose, and ``game`` the game (:meth:`_at_ply`)."""
-        with self.lock:
+        with self.lock, self._as_known():
             self._at_ply(ply, game)
             board = dict(self.reading["counts"]) if self.reading else self.expected_counts()
             for hole, value in counts.items():
@@ -555,7 +603,7 @@ class LiveReferee(VerdictMixin):
     def confirm(self, moves: Sequence[str], ply: int | None = None, game: int | None = None) -> dict[str, Any]:
         """Log moves the players chose (notation; must be legal in turn). ``ply``: the
         moves logged when they chose, and ``game`` the game (:meth:`_at_ply`)."""
-        with self.lock:
+        with self.lock, self._as_known():
             self._at_ply(ply, game)
             if not moves:
                 raise ValueError("give at least one move to confirm")
@@ -570,10 +618,9 @@ class LiveReferee(VerdictMixin):
         """Take back the last logged move. ``ply``, ``game``: the moves logged and the game when the
         players chose to (:meth:`_at_ply`), so a move the referee logged meanwhile is not the one
         taken back."""
-        with self.lock:
-            if self.game_id is None:
-                raise ValueError("no game is live")
+        with self.lock, self._as_known():
             self._at_ply(ply, game)
+            assert self.game_id is not None
             notation = self.store.undo_last(self.game_id)
             self.position.pop()
             self.ply -= 1
@@ -634,7 +681,11 @@ class LiveReferee(VerdictMixin):
         with self.lock:
             if self.players:
                 return None
-            return self._finish()
+            try:
+                return self._finish()
+            except GameChanged as exc:
+                self._resync(exc)
+                return None
 
     def stop_source(self) -> None:
         """Stop the pull source's thread (if any) and wait for it."""
@@ -651,9 +702,17 @@ class LiveReferee(VerdictMixin):
     def summary(self) -> dict[str, Any]:
         """The live state for the play page (JSON)."""
         with self.lock:
+            try:
+                logged = self._logged()
+                if self.game_id is not None and len(logged) != self.ply:
+                    raise GameChanged(f"{len(logged)} moves logged, {self.ply} known here")
+            except GameChanged as exc:
+                self._resync(exc)
+                logged = self._logged()
+            self._sign_of_life()
             moves = [
                 {"ply": m.ply, "move": m.notation, "source": m.source} | ({"remark": r} if (r := m.remark()) else {})
-                for m in self._logged()
+                for m in logged
             ]
             outcome = self.position.outcome()
             return {
@@ -677,6 +736,23 @@ class LiveReferee(VerdictMixin):
 
     def _logged(self) -> list[LoggedMove]:
         return [] if self.game_id is None else self.store.get(self.game_id).moves
+
+    def _sign_of_life(self) -> None:
+        """Tell the game log, now and then, that the live game is still held here (for
+        servers on other hosts sharing it: GameStore.live_elsewhere)."""
+        now = time.monotonic()
+        if self.game_id is not None and now - self._touched > LIVE_LEASE_S / 4:
+            self._touched = now
+            self.store.touch(self.game_id, self.holder)
+
+    @contextmanager
+    def _as_known(self) -> Iterator[None]:
+        """A players' request that found the game log changed under the live game: the
+        referee resyncs (:meth:`_resync`), and the request is refused as stale."""
+        try:
+            yield
+        except GameChanged as exc:
+            raise StaleRequest(self._resync(exc)) from exc
 
     def expected_counts(self) -> dict[str, int]:
         return dict(zip(HOLES, (int(v) for v in board_vector(self.position.to_json())), strict=True))

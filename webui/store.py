@@ -5,6 +5,12 @@ accepts it, together with the position after it, so a crash or restart loses
 nothing: :meth:`GameStore.load` replays the logged moves and the game goes on
 exactly where it stopped.
 
+Several servers may share one log (one per table of a club, each with its own
+camera). A game is live in at most one of them: the server that makes it live
+claims it (:meth:`GameStore.claim`), the others refuse to open or delete it while
+that server's process runs, and a server (re)started picks the latest unfinished
+game no other server holds.
+
 The database is given as a URL: ``sqlite:///relative/path.db``,
 ``sqlite:////absolute/path.db``, ``sqlite://:memory:`` (or a plain file path).
 """
@@ -12,8 +18,11 @@ The database is given as a URL: ``sqlite:///relative/path.db``,
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -44,7 +53,44 @@ CREATE TABLE IF NOT EXISTS moves (
     created TEXT NOT NULL,
     PRIMARY KEY (game_id, ply)
 );
+CREATE TABLE IF NOT EXISTS live (   -- which server holds each live game
+    game_id INTEGER PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
+    holder TEXT NOT NULL,           -- the live referee's token
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    seen REAL NOT NULL              -- time.time() of its last sign of life
+);
 """
+
+LIVE_LEASE_S = 120.0
+"""A game held live by a server on another host counts as live while that server showed
+a sign of life this many seconds ago (one on this host: while its process runs)."""
+
+
+class GameChanged(ValueError):
+    """The game log no longer holds a game as the caller knows it: another program logged
+    or took back moves (or deleted it: :class:`GameGone`)."""
+
+
+class GameGone(GameChanged, KeyError):
+    """The game is not in the log (deleted by another program sharing it); a KeyError too,
+    as :meth:`GameStore.get` raises it."""
+
+    __str__ = Exception.__str__  # (not KeyError's, which quotes the message)
+
+
+class GameLiveElsewhere(ValueError):
+    """The game is live in another server sharing the log."""
+
+
+def _process_runs(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError, OverflowError):
+        return True  # (another user's process: it runs)
+    return True
 
 
 def database_path(url: str) -> str:
@@ -205,9 +251,15 @@ class GameStore:
 
     @staticmethod
     def _check_ply(conn: sqlite3.Connection, game_id: int, expected_ply: int) -> None:
+        GameStore._check_exists(conn, game_id)
         row = conn.execute("SELECT COUNT(*) FROM moves WHERE game_id = ?", (game_id,)).fetchone()
         if row[0] != expected_ply:
-            raise ValueError(f"game {game_id} has {row[0]} moves logged, expected {expected_ply}")
+            raise GameChanged(f"game {game_id} has {row[0]} moves logged, expected {expected_ply}")
+
+    @staticmethod
+    def _check_exists(conn: sqlite3.Connection, game_id: int) -> None:
+        if conn.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is None:
+            raise GameGone(f"game {game_id} is no longer in the game log")
 
     @staticmethod
     def _insert_moves(conn: sqlite3.Connection, game_id: int, moves: Sequence[tuple[str, dict[str, Any], dict[str, Any]]],
@@ -257,6 +309,7 @@ class GameStore:
     def undo_last(self, game_id: int) -> str:
         """Remove the last logged move (a correction by the players); returns its notation."""
         with self._transaction() as conn:
+            self._check_exists(conn, game_id)
             row = conn.execute(
                 "SELECT ply, notation FROM moves WHERE game_id = ? ORDER BY ply DESC LIMIT 1", (game_id,)
             ).fetchone()
@@ -269,17 +322,28 @@ class GameStore:
             )
             return str(row[1])
 
-    def delete_game(self, game_id: int) -> None:
+    def delete_game(self, game_id: int, holder: str | None = None) -> None:
+        """Delete the game and its moves; with ``holder`` (the caller's live referee),
+        GameLiveElsewhere when another server holds the game live."""
+        with self._lock:
+            other = None if holder is None else self.live_elsewhere(game_id, holder)
+            if other is not None:
+                raise GameLiveElsewhere(f"game {game_id} is live in {other}, which shares this game log: "
+                                        "start or open another game there before deleting it")
+            self._delete(game_id)
+
+    def _delete(self, game_id: int) -> None:
         with self._transaction() as conn:
+            conn.execute("DELETE FROM live WHERE game_id = ?", (game_id,))
             conn.execute("DELETE FROM moves WHERE game_id = ?", (game_id,))
             conn.execute("DELETE FROM games WHERE id = ?", (game_id,))
 
     def get(self, game_id: int) -> GameRecord:
-        """The game with its moves; KeyError if there is none with that id."""
+        """The game with its moves; GameGone (a KeyError) if there is none with that id."""
         if not -(2**63) <= game_id < 2**63:
             # no row's id (SQLite's are 64-bit), and sqlite3 cannot even bind it (OverflowError):
             # a URL's <int:game_id> takes any number of digits
-            raise KeyError(game_id)
+            raise GameGone(f"no game {game_id} in the game log")
         with self._lock:
             row = self._conn.execute(
                 "SELECT id, created, updated, south, north, headers, start, finished, winner, reason "
@@ -287,7 +351,7 @@ class GameStore:
                 (game_id,),
             ).fetchone()
             if row is None:
-                raise KeyError(game_id)
+                raise GameGone(f"no game {game_id} in the game log")
             moves = self._conn.execute(
                 "SELECT ply, notation, verdict, position, source, created FROM moves "
                 "WHERE game_id = ? ORDER BY ply",
@@ -314,13 +378,66 @@ class GameStore:
             out.append(summary)
         return out
 
-    def latest_unfinished(self) -> int | None:
-        """Id of the most recent game not yet over (the one to resume), if any."""
+    def latest_unfinished(self, holder: str | None = None) -> int | None:
+        """Id of the most recent game not yet over (the one to resume), if any; with
+        ``holder``, one that no other server holds live (:meth:`live_elsewhere`)."""
+        with self._lock:
+            rows = self._conn.execute("SELECT id FROM games WHERE finished = 0 ORDER BY id DESC").fetchall()
+            for (game_id,) in rows:
+                if holder is None or self.live_elsewhere(int(game_id), holder) is None:
+                    return int(game_id)
+        return None
+
+    # -- which server holds a live game ---------------------------------------
+    def live_elsewhere(self, game_id: int, holder: str) -> str | None:
+        """Who else holds the game live, in words (None: nobody, or ``holder`` itself). A
+        holder in this process (another app on the same log: a restart in tests) does not
+        count; one on this host counts while its process runs, one on another host while
+        it showed life within :data:`LIVE_LEASE_S`."""
         with self._lock:
             row = self._conn.execute(
-                "SELECT id FROM games WHERE finished = 0 ORDER BY id DESC LIMIT 1"
-            ).fetchone()
-        return None if row is None else int(row[0])
+                "SELECT holder, host, pid, seen FROM live WHERE game_id = ?", (game_id,)).fetchone()
+        if row is None or row[0] == holder:
+            return None
+        host, pid, seen = str(row[1]), int(row[2]), float(row[3])
+        here = socket.gethostname()
+        if host == here:
+            if pid == os.getpid() or not _process_runs(pid):
+                return None
+            return f"the server of process {pid} on this machine"
+        ago = time.time() - seen
+        if ago > LIVE_LEASE_S:
+            return None
+        return f"the server of process {pid} on {host} (last seen {max(ago, 0):.0f} s ago)"
+
+    def claim(self, game_id: int, holder: str, release: int | None = None) -> None:
+        """Hold the game live for ``holder`` (and let go of ``release``, the game it held
+        before); GameLiveElsewhere when another server holds it, KeyError when there is no
+        such game."""
+        with self._lock:
+            other = self.live_elsewhere(game_id, holder)
+            if other is not None:
+                raise GameLiveElsewhere(
+                    f"game {game_id} is live in {other}, which shares this game log: "
+                    "watch it there, or stop that server first")
+            with self._transaction() as conn:
+                if conn.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is None:
+                    raise KeyError(game_id)
+                if release is not None and release != game_id:
+                    conn.execute("DELETE FROM live WHERE game_id = ? AND holder = ?", (release, holder))
+                conn.execute(
+                    "INSERT OR REPLACE INTO live (game_id, holder, host, pid, seen) VALUES (?, ?, ?, ?, ?)",
+                    (game_id, holder, socket.gethostname(), os.getpid(), time.time()))
+
+    def touch(self, game_id: int, holder: str) -> None:
+        """A sign of life from the server holding the game live."""
+        with self._transaction() as conn:
+            conn.execute("UPDATE live SET seen = ? WHERE game_id = ? AND holder = ?", (time.time(), game_id, holder))
+
+    def release(self, game_id: int, holder: str) -> None:
+        """Let go of a game held live (a server stopping)."""
+        with self._transaction() as conn:
+            conn.execute("DELETE FROM live WHERE game_id = ? AND holder = ?", (game_id, holder))
 
     @staticmethod
     def _game(row: Sequence[Any]) -> GameRecord:
