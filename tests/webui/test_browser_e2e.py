@@ -218,3 +218,40 @@ def test_browser_camera_path_with_a_stand_in_reader(tmp_path: Path) -> None:
     assert not errors, errors
     assert [m["move"] for m in state["moves"]] == truth
     assert all(m in shown for m in truth)
+
+
+def test_the_page_says_so_when_its_game_was_deleted_by_another_program(tmp_path: Path) -> None:
+    """Another server sharing the game log deleted the live game: the page says that no
+    game is live, names the game, and offers no export of it; no script error."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian chromium is not installed (apt-get install chromium chromium-driver)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright's Python package is not installed")
+    from werkzeug.serving import make_server
+
+    app = create_app({"DATABASE": f"sqlite:///{tmp_path / 'shared.sqlite'}", "RECOGNIZER": LookupRecognizer()},
+                     instance_path=str(tmp_path / "instance"))
+    game = app.extensions["bao_live"].game_id
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{server.server_port}"
+    try:
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+            page = browser.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.goto(f"{base}/")
+            page.wait_for_function(f"document.getElementById('game-label').textContent === 'game {game}'")
+            assert page.locator("#export-record").is_visible()
+            app.extensions["bao_store"]._delete(game)  # (as another program would: no check)
+            page.wait_for_function("document.getElementById('game-label').textContent === 'no game live'")
+            problem = page.locator("#problem").inner_text()
+            record_shown = page.locator("#export-record").is_visible()
+            browser.close()
+    finally:
+        server.shutdown()
+        thread.join(timeout=5)
+    assert not errors, errors
+    assert f"game {game} is no longer in the game log" in problem
+    assert not record_shown

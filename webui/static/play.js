@@ -36,10 +36,13 @@
     $("to-move").textContent = s.game_over
       ? `game over: ${s.outcome.winner} wins`
       : `${s.to_move} to move · ${s.phase}`;
-    $("game-label").textContent = s.game_id ? `game ${s.game_id}` : "";
+    $("game-label").textContent = s.game_id ? `game ${s.game_id}` : "no game live";
     $("south-side").value = s.south_side;
-    $("export-record").href = `/api/games/${s.game_id}/export?format=record`;
-    $("export-json").href = `/api/games/${s.game_id}/export?format=json`;
+    for (const format of ["record", "json"]) {
+      // (no game live: the one live here was deleted by another program sharing the game log)
+      $(`export-${format}`).hidden = s.game_id === null;
+      $(`export-${format}`).href = `/api/games/${s.game_id}/export?format=${format}`;
+    }
     $("use-demo").hidden = !(s.source && s.source.kind === "demo");
     renderCamera(s);
     renderDiagram();
