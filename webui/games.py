@@ -47,9 +47,17 @@ def to_record(game: GameRecord) -> records.GameRecord:
     return record
 
 
+def listed() -> list[dict[str, Any]]:
+    """The games' summaries, each with ``live``: "here" for the game live in this server,
+    the server holding it for one live in another server sharing the game log, else None."""
+    referee: LiveReferee = current_app.extensions["bao_live"]
+    elsewhere = store().live_in_others(referee.holder)
+    return [g | {"live": "here" if g["id"] == referee.game_id else elsewhere.get(g["id"])} for g in store().list()]
+
+
 @bp.get("/games")
 def page() -> str:
-    return render_template("games/list.html", games=store().list())
+    return render_template("games/list.html", games=listed())
 
 
 @bp.get("/games/<int:game_id>")
@@ -63,7 +71,7 @@ def replay_page(game_id: int) -> str:
 
 @bp.get("/api/games")
 def list_games() -> Response:
-    return jsonify({"games": store().list()})
+    return jsonify({"games": listed()})
 
 
 @bp.get("/api/games/<int:game_id>")

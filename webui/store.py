@@ -83,6 +83,22 @@ class GameLiveElsewhere(ValueError):
     """The game is live in another server sharing the log."""
 
 
+def _other_holder(row: Sequence[Any], holder: str) -> str | None:
+    """A row ``(holder, host, pid, seen)`` of table ``live``, in words when it is another
+    server that still holds the game (:meth:`GameStore.live_elsewhere`), else None."""
+    if row[0] == holder:
+        return None
+    host, pid, seen = str(row[1]), int(row[2]), float(row[3])
+    if host == socket.gethostname():
+        if pid == os.getpid() or not _process_runs(pid):
+            return None
+        return f"the server of process {pid} on this machine"
+    ago = time.time() - seen
+    if ago > LIVE_LEASE_S:
+        return None
+    return f"the server of process {pid} on {host} (last seen {max(ago, 0):.0f} s ago)"
+
+
 def _process_runs(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -397,18 +413,14 @@ class GameStore:
         with self._lock:
             row = self._conn.execute(
                 "SELECT holder, host, pid, seen FROM live WHERE game_id = ?", (game_id,)).fetchone()
-        if row is None or row[0] == holder:
-            return None
-        host, pid, seen = str(row[1]), int(row[2]), float(row[3])
-        here = socket.gethostname()
-        if host == here:
-            if pid == os.getpid() or not _process_runs(pid):
-                return None
-            return f"the server of process {pid} on this machine"
-        ago = time.time() - seen
-        if ago > LIVE_LEASE_S:
-            return None
-        return f"the server of process {pid} on {host} (last seen {max(ago, 0):.0f} s ago)"
+        return None if row is None else _other_holder(row, holder)
+
+    def live_in_others(self, holder: str) -> dict[int, str]:
+        """Every game live in another server sharing the log: {game id: who, in words}."""
+        with self._lock:
+            rows = self._conn.execute("SELECT game_id, holder, host, pid, seen FROM live").fetchall()
+        found = {int(r[0]): _other_holder(r[1:], holder) for r in rows}
+        return {game: who for game, who in found.items() if who is not None}
 
     def claim(self, game_id: int, holder: str, release: int | None = None) -> None:
         """Hold the game live for ``holder`` (and let go of ``release``, the game it held

@@ -201,3 +201,18 @@ def test_the_page_shows_moves_another_program_logged_or_took_back(make_app) -> N
     store.undo_last(game)
     state = ca.get("/api/live").get_json()
     assert state["ply"] == 0 and state["moves"] == [] and state["position"] == start.to_json()
+
+
+def test_the_games_list_says_which_games_are_live_and_where(make_app, other_process) -> None:
+    a = make_app(AUTO_CALIBRATE=False)
+    store = a.extensions["bao_store"]
+    here = a.extensions["bao_live"].game_id
+    there = store.create_game(Position.start().to_json(), "Asha", "Baraka")
+    idle = store.create_game(Position.start().to_json())
+    held_by(store, there, other_process)
+    games = {g["id"]: g["live"] for g in a.test_client().get("/api/games").get_json()["games"]}
+    assert games == {here: "here", there: f"the server of process {other_process} on this machine", idle: None}
+    page = a.test_client().get("/games").get_data(as_text=True)
+    assert f"live in the server of process {other_process}" in page and "live here" in page
+    # "Continue live" is offered for the idle game only
+    assert page.count('class="reopen"') == 1 and f'data-id="{idle}"' in page
