@@ -21,7 +21,10 @@ import shutil
 import threading
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -81,6 +84,21 @@ def write_y4m(game: Path, out: Path, settled_hold: float = 2.6, moving_hold: flo
     return frames / FPS
 
 
+@contextmanager
+def served(app: Any) -> Iterator[str]:
+    """The app served on a free local port by a thread while in the block: its base URL."""
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        thread.join(timeout=5)
+
+
 def get_json(url: str) -> dict:
     with urllib.request.urlopen(url, timeout=10) as response:
         return json.loads(response.read())
@@ -98,8 +116,6 @@ def test_fake_camera_game_is_logged_move_by_move(tmp_path: Path) -> None:
     if not Path(CHROMIUM).exists() or shutil.which("chromium") is None:
         pytest.skip("Debian chromium is not installed (apt-get install chromium chromium-driver)")
     sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright's Python package is not installed")
-    from werkzeug.serving import make_server
-
     game = demo_game()
     sequence = GameSequenceSource(game, realtime=False)
     shown = max(int(e["after_move"]) for e in sequence.entries)  # frames may stop before the game ends
@@ -114,45 +130,36 @@ def test_fake_camera_game_is_logged_move_by_move(tmp_path: Path) -> None:
     live = app.extensions["bao_live"]
     live.south_side = sequence.south_side
     live.new_game(start=sequence.game.get("start"), south="South (e2e)", north="North (e2e)")
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    port = server.server_port
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    base = f"http://127.0.0.1:{port}"
-    try:
-        with sync_api.sync_playwright() as p:
-            browser = p.chromium.launch(
-                executable_path=CHROMIUM, args=FLAGS + [f"--use-file-for-fake-video-capture={video}"]
-            )
-            page = browser.new_page(viewport={"width": 1500, "height": 950})
-            errors: list[str] = []
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.goto(f"{base}/?camera=browser")
-            # calibrate on the start position, as players would on the calibration page
-            while get_json(f"{base}/api/live")["frame_seq"] < 3:
-                time.sleep(0.2)
-            found = post_json(f"{base}/api/calibration/capture?south_side={sequence.south_side}", None)
-            saved = post_json(f"{base}/api/calibration", {"name": "e2e", "south_side": sequence.south_side,
-                                                          "corners": found["corners"]})
-            assert saved["name"] == "e2e"
-            deadline = time.monotonic() + duration * 1.5 + 120
+    with served(app) as base, sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, args=FLAGS + [f"--use-file-for-fake-video-capture={video}"]
+        )
+        page = browser.new_page(viewport={"width": 1500, "height": 950})
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(f"{base}/?camera=browser")
+        # calibrate on the start position, as players would on the calibration page
+        while get_json(f"{base}/api/live")["frame_seq"] < 3:
+            time.sleep(0.2)
+        found = post_json(f"{base}/api/calibration/capture?south_side={sequence.south_side}", None)
+        saved = post_json(f"{base}/api/calibration", {"name": "e2e", "south_side": sequence.south_side,
+                                                      "corners": found["corners"]})
+        assert saved["name"] == "e2e"
+        deadline = time.monotonic() + duration * 1.5 + 120
+        state = get_json(f"{base}/api/live")
+        while time.monotonic() < deadline:
             state = get_json(f"{base}/api/live")
-            while time.monotonic() < deadline:
-                state = get_json(f"{base}/api/live")
-                if state["ply"] >= len(truth):
-                    break
-                time.sleep(1.0)
-            time.sleep(1.5)  # let the page draw the last verdict
-            shot = tmp_path / "screenshot_play.png"
-            page.screenshot(path=str(shot))
-            committed = ROOT / "docs" / "screenshot_play.png"
-            if os.environ.get("BAO_SCREENSHOT") or not committed.exists():
-                shutil.copyfile(shot, committed)  # the README's picture
-            shown = page.locator("#move-list").inner_text()
-            browser.close()
-    finally:
-        server.shutdown()
-        thread.join(timeout=5)
+            if state["ply"] >= len(truth):
+                break
+            time.sleep(1.0)
+        time.sleep(1.5)  # let the page draw the last verdict
+        shot = tmp_path / "screenshot_play.png"
+        page.screenshot(path=str(shot))
+        committed = ROOT / "docs" / "screenshot_play.png"
+        if os.environ.get("BAO_SCREENSHOT") or not committed.exists():
+            shutil.copyfile(shot, committed)  # the README's picture
+        shown = page.locator("#move-list").inner_text()
+        browser.close()
     logged = [m["move"] for m in get_game_moves(app, state["game_id"])]
     assert not errors, errors
     assert logged == truth, f"logged {logged}\nexpected {truth}\nlast verdict {state['verdict']}"
@@ -168,8 +175,6 @@ def test_browser_camera_path_with_a_stand_in_reader(tmp_path: Path) -> None:
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian chromium is not installed (apt-get install chromium chromium-driver)")
     sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright's Python package is not installed")
-    from werkzeug.serving import make_server
-
     from engine import Position
 
     reader = LookupRecognizer()
@@ -193,27 +198,19 @@ def test_browser_camera_path_with_a_stand_in_reader(tmp_path: Path) -> None:
 
     app = create_app({"DATABASE": f"sqlite:///{tmp_path / 'stand_in.sqlite'}", "RECOGNIZER": reader,
                       "MOTION": MotionConfig(settle_seconds=0.8)}, instance_path=str(tmp_path / "instance"))
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    base = f"http://127.0.0.1:{server.server_port}"
-    try:
-        with sync_api.sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM,
-                                        args=FLAGS + [f"--use-file-for-fake-video-capture={video}"])
-            page = browser.new_page()
-            errors: list[str] = []
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.goto(f"{base}/?camera=browser")
-            deadline = time.monotonic() + 90
-            while time.monotonic() < deadline and get_json(f"{base}/api/live")["ply"] < len(truth):
-                time.sleep(0.5)
-            page.wait_for_function(f"document.querySelectorAll('#move-list li').length >= {(len(truth) + 1) // 2}")
-            shown = page.locator("#move-list").inner_text()
-            browser.close()
-    finally:
-        server.shutdown()
-        thread.join(timeout=5)
+    with served(app) as base, sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM,
+                                    args=FLAGS + [f"--use-file-for-fake-video-capture={video}"])
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(f"{base}/?camera=browser")
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and get_json(f"{base}/api/live")["ply"] < len(truth):
+            time.sleep(0.5)
+        page.wait_for_function(f"document.querySelectorAll('#move-list li').length >= {(len(truth) + 1) // 2}")
+        shown = page.locator("#move-list").inner_text()
+        browser.close()
     state = app.test_client().get("/api/live").get_json()
     assert not errors, errors
     assert [m["move"] for m in state["moves"]] == truth
@@ -226,32 +223,22 @@ def test_the_page_says_so_when_its_game_was_deleted_by_another_program(tmp_path:
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian chromium is not installed (apt-get install chromium chromium-driver)")
     sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright's Python package is not installed")
-    from werkzeug.serving import make_server
-
     app = create_app({"DATABASE": f"sqlite:///{tmp_path / 'shared.sqlite'}", "RECOGNIZER": LookupRecognizer()},
                      instance_path=str(tmp_path / "instance"))
     game = app.extensions["bao_live"].game_id
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    base = f"http://127.0.0.1:{server.server_port}"
-    try:
-        with sync_api.sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-            page = browser.new_page()
-            errors: list[str] = []
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.goto(f"{base}/")
-            page.wait_for_function(f"document.getElementById('game-label').textContent === 'game {game}'")
-            assert page.locator("#export-record").is_visible()
-            app.extensions["bao_store"]._delete(game)  # (as another program would: no check)
-            page.wait_for_function("document.getElementById('game-label').textContent === 'no game live'")
-            problem = page.locator("#problem").inner_text()
-            record_shown = page.locator("#export-record").is_visible()
-            browser.close()
-    finally:
-        server.shutdown()
-        thread.join(timeout=5)
+    with served(app) as base, sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(f"{base}/")
+        page.wait_for_function(f"document.getElementById('game-label').textContent === 'game {game}'")
+        assert page.locator("#export-record").is_visible()
+        app.extensions["bao_store"]._delete(game)  # (as another program would: no check)
+        page.wait_for_function("document.getElementById('game-label').textContent === 'no game live'")
+        problem = page.locator("#problem").inner_text()
+        record_shown = page.locator("#export-record").is_visible()
+        browser.close()
     assert not errors, errors
     assert f"game {game} is no longer in the game log" in problem
     assert not record_shown
