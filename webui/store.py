@@ -83,23 +83,32 @@ class GameLiveElsewhere(ValueError):
     """The game is live in another server sharing the log."""
 
 
+PID_CHECK = os.name == "posix"
+"""Whether a holder on this machine is checked by its process id (POSIX); elsewhere, as
+one on another host, by its last sign of life (on Windows os.kill(pid, 0) sends Ctrl-C)."""
+
+
 def _other_holder(row: Sequence[Any], holder: str) -> str | None:
     """A row ``(holder, host, pid, seen)`` of table ``live``, in words when it is another
     server that still holds the game (:meth:`GameStore.live_elsewhere`), else None."""
     if row[0] == holder:
         return None
     host, pid, seen = str(row[1]), int(row[2]), float(row[3])
-    if host == socket.gethostname():
-        if pid == os.getpid() or not _process_runs(pid):
-            return None
-        return f"the server of process {pid} on this machine"
+    here = host == socket.gethostname()
+    if here and pid == os.getpid():
+        return None
+    if here and PID_CHECK:
+        return f"the server of process {pid} on this machine" if _process_runs(pid) else None
+    # another host (or no PID_CHECK): a holder that showed life lately
     ago = time.time() - seen
     if ago > LIVE_LEASE_S:
         return None
-    return f"the server of process {pid} on {host} (last seen {max(ago, 0):.0f} s ago)"
+    where = "this machine" if here else host
+    return f"the server of process {pid} on {where} (last seen {max(ago, 0):.0f} s ago)"
 
 
 def _process_runs(pid: int) -> bool:
+    """Whether process ``pid`` runs on this machine (POSIX only)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

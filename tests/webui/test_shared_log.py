@@ -216,3 +216,16 @@ def test_the_games_list_says_which_games_are_live_and_where(make_app, other_proc
     assert f"live in the server of process {other_process}" in page and "live here" in page
     # "Continue live" is offered for the idle game only
     assert page.count('class="reopen"') == 1 and f'data-id="{idle}"' in page
+
+
+def test_without_process_checks_a_holder_here_counts_while_it_shows_life(tmp_path, monkeypatch) -> None:
+    # (Windows: os.kill(pid, 0) would send the other server a Ctrl-C, so it is not used)
+    import webui.store
+
+    monkeypatch.setattr(webui.store, "PID_CHECK", False)
+    store = GameStore(f"sqlite:///{tmp_path / 'g.sqlite'}")
+    game = store.create_game(Position.start().to_json())
+    held_by(store, game, 4242, seen=time.time() - 10)
+    assert "process 4242 on this machine (last seen 10 s ago)" in (store.live_elsewhere(game, "me") or "")
+    held_by(store, game, 4242, seen=time.time() - LIVE_LEASE_S - 5)
+    assert store.live_elsewhere(game, "me") is None
