@@ -349,16 +349,13 @@ class GameStore:
 
     def delete_game(self, game_id: int, holder: str | None = None) -> None:
         """Delete the game and its moves; with ``holder`` (the caller's live referee),
-        GameLiveElsewhere when another server holds the game live."""
-        with self._lock:
-            other = None if holder is None else self.live_elsewhere(game_id, holder)
+        GameLiveElsewhere when another server holds the game live (checked in the same
+        transaction)."""
+        with self._transaction() as conn:
+            other = None if holder is None else self._holder_elsewhere(conn, game_id, holder)
             if other is not None:
                 raise GameLiveElsewhere(f"game {game_id} is live in {other}, which shares this game log: "
                                         "start or open another game there before deleting it")
-            self._delete(game_id)
-
-    def _delete(self, game_id: int) -> None:
-        with self._transaction() as conn:
             conn.execute("DELETE FROM live WHERE game_id = ?", (game_id,))
             conn.execute("DELETE FROM moves WHERE game_id = ?", (game_id,))
             conn.execute("DELETE FROM games WHERE id = ?", (game_id,))
@@ -434,21 +431,26 @@ class GameStore:
     def claim(self, game_id: int, holder: str, release: int | None = None) -> None:
         """Hold the game live for ``holder`` (and let go of ``release``, the game it held
         before); GameLiveElsewhere when another server holds it, KeyError when there is no
-        such game."""
-        with self._lock:
-            other = self.live_elsewhere(game_id, holder)
+        such game. Checked and written in one transaction: of two servers claiming a game
+        at once, the second finds the first's claim."""
+        with self._transaction() as conn:
+            other = self._holder_elsewhere(conn, game_id, holder)
             if other is not None:
                 raise GameLiveElsewhere(
                     f"game {game_id} is live in {other}, which shares this game log: "
                     "watch it there, or stop that server first")
-            with self._transaction() as conn:
-                if conn.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is None:
-                    raise KeyError(game_id)
-                if release is not None and release != game_id:
-                    conn.execute("DELETE FROM live WHERE game_id = ? AND holder = ?", (release, holder))
-                conn.execute(
-                    "INSERT OR REPLACE INTO live (game_id, holder, host, pid, seen) VALUES (?, ?, ?, ?, ?)",
-                    (game_id, holder, socket.gethostname(), os.getpid(), time.time()))
+            if conn.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is None:
+                raise KeyError(game_id)
+            if release is not None and release != game_id:
+                conn.execute("DELETE FROM live WHERE game_id = ? AND holder = ?", (release, holder))
+            conn.execute(
+                "INSERT OR REPLACE INTO live (game_id, holder, host, pid, seen) VALUES (?, ?, ?, ?, ?)",
+                (game_id, holder, socket.gethostname(), os.getpid(), time.time()))
+
+    @staticmethod
+    def _holder_elsewhere(conn: sqlite3.Connection, game_id: int, holder: str) -> str | None:
+        row = conn.execute("SELECT holder, host, pid, seen FROM live WHERE game_id = ?", (game_id,)).fetchone()
+        return None if row is None else _other_holder(row, holder)
 
     def touch(self, game_id: int, holder: str) -> None:
         """A sign of life from the server holding the game live."""

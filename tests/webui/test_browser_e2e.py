@@ -234,7 +234,7 @@ def test_the_page_says_so_when_its_game_was_deleted_by_another_program(tmp_path:
         page.goto(f"{base}/")
         page.wait_for_function(f"document.getElementById('game-label').textContent === 'game {game}'")
         assert page.locator("#export-record").is_visible()
-        app.extensions["bao_store"]._delete(game)  # (as another program would: no check)
+        app.extensions["bao_store"].delete_game(game)  # (as another program would: no holder, no check)
         page.wait_for_function("document.getElementById('game-label').textContent === 'no game live'")
         problem = page.locator("#problem").inner_text()
         record_shown = page.locator("#export-record").is_visible()
