@@ -64,7 +64,8 @@ CREATE TABLE IF NOT EXISTS live (   -- which server holds each live game
 
 LIVE_LEASE_S = 120.0
 """A game held live by a server on another host counts as live while that server showed
-a sign of life this many seconds ago (one on this host: while its process runs)."""
+a sign of life this many seconds ago (one on this host: while its process runs, where
+:data:`PID_CHECK`)."""
 
 
 class GameChanged(ValueError):
@@ -417,9 +418,7 @@ class GameStore:
         count; one on this host counts while its process runs, one on another host while
         it showed life within :data:`LIVE_LEASE_S`."""
         with self._lock:
-            row = self._conn.execute(
-                "SELECT holder, host, pid, seen FROM live WHERE game_id = ?", (game_id,)).fetchone()
-        return None if row is None else _other_holder(row, holder)
+            return self._holder_elsewhere(self._conn, game_id, holder)
 
     def live_in_others(self, holder: str) -> dict[int, str]:
         """Every game live in another server sharing the log: {game id: who, in words}."""
@@ -430,8 +429,8 @@ class GameStore:
 
     def claim(self, game_id: int, holder: str, release: int | None = None) -> None:
         """Hold the game live for ``holder`` (and let go of ``release``, the game it held
-        before); GameLiveElsewhere when another server holds it, KeyError when there is no
-        such game. Checked and written in one transaction: of two servers claiming a game
+        before); GameLiveElsewhere when another server holds it, GameGone (a KeyError) when
+        there is no such game. Checked and written in one transaction: of two servers claiming a game
         at once, the second finds the first's claim."""
         with self._transaction() as conn:
             other = self._holder_elsewhere(conn, game_id, holder)
@@ -439,8 +438,7 @@ class GameStore:
                 raise GameLiveElsewhere(
                     f"game {game_id} is live in {other}, which shares this game log: "
                     "watch it there, or stop that server first")
-            if conn.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is None:
-                raise KeyError(game_id)
+            self._check_exists(conn, game_id)
             if release is not None and release != game_id:
                 conn.execute("DELETE FROM live WHERE game_id = ? AND holder = ?", (release, holder))
             conn.execute(
@@ -456,11 +454,6 @@ class GameStore:
         """A sign of life from the server holding the game live."""
         with self._transaction() as conn:
             conn.execute("UPDATE live SET seen = ? WHERE game_id = ? AND holder = ?", (time.time(), game_id, holder))
-
-    def release(self, game_id: int, holder: str) -> None:
-        """Let go of a game held live (a server stopping)."""
-        with self._transaction() as conn:
-            conn.execute("DELETE FROM live WHERE game_id = ? AND holder = ?", (game_id, holder))
 
     @staticmethod
     def _game(row: Sequence[Any]) -> GameRecord:
