@@ -255,12 +255,18 @@ class LiveReferee(VerdictMixin):
             self.start_json = record.start
             self.position = position
             self.ply = len(record.moves)
-            self.pending = None
             self.verdict = None
-            self._reference = None
-            self.branches = []
-            self._views, self._trail, self._recent = [], None, []
+            self._forget_views()
             self.detector.reset()
+
+    def _forget_views(self) -> None:
+        """Drop what the views since the last logged move said (the players' question, the
+        readings kept, the view of the logged board): they are of another game, or of a
+        board the log no longer holds."""
+        self.pending = None
+        self._reference = None
+        self.branches = []
+        self._views, self._trail, self._recent = [], None, []
 
     def resume_or_start(self) -> int:
         """Reopen the latest unfinished game no other server holds live, or start a new one."""
@@ -301,18 +307,14 @@ class LiveReferee(VerdictMixin):
         logged there, or with it gone (or live in another server now), leave no game
         live; returns the message, also shown as the problem."""
         game_id = self.game_id
+        assert game_id is not None  # (no game live: nothing is logged, nor refereed)
         try:
-            if game_id is None:
-                raise KeyError(game_id)
             self.open_game(game_id)
             message = (f"game {game_id} was changed in the game log by another program ({exc}): "
                        f"reopened as logged there, {self.ply} moves")
         except (KeyError, GameLiveElsewhere) as gone:
             self.game_id = None
-            self.pending = None
-            self.branches = []
-            self._views, self._trail, self._recent = [], None, []
-            self._reference = None
+            self._forget_views()
             self.detector.reset()
             why = (str(gone) if isinstance(gone, GameLiveElsewhere)
                    else f"game {game_id} is no longer in the game log (deleted by another program sharing it)")
@@ -624,10 +626,7 @@ class LiveReferee(VerdictMixin):
             notation = self.store.undo_last(self.game_id)
             self.position.pop()
             self.ply -= 1
-            self._reference = None
-            self.branches = []
-            self._views, self._trail, self._recent = [], None, []
-            self.pending = None
+            self._forget_views()
             self._set_verdict("undone", f"{notation} taken back")
             return notation
 
@@ -739,7 +738,7 @@ class LiveReferee(VerdictMixin):
 
     def _sign_of_life(self) -> None:
         """Tell the game log, now and then, that the live game is still held here (for
-        servers on other hosts sharing it: GameStore.live_elsewhere)."""
+        servers on other hosts sharing it: GameStore.live_in_others)."""
         now = time.monotonic()
         if self.game_id is not None and now - self._touched > LIVE_LEASE_S / 4:
             self._touched = now
