@@ -91,7 +91,7 @@ one on another host, by its last sign of life (on Windows os.kill(pid, 0) sends 
 
 def _other_holder(row: Sequence[Any], holder: str) -> str | None:
     """A row ``(holder, host, pid, seen)`` of table ``live``, in words when it is another
-    server that still holds the game (:meth:`GameStore.live_elsewhere`), else None."""
+    server that still holds the game (:meth:`GameStore.live_in_others`), else None."""
     if row[0] == holder:
         return None
     host, pid, seen = str(row[1]), int(row[2]), float(row[3])
@@ -403,25 +403,18 @@ class GameStore:
 
     def latest_unfinished(self, holder: str | None = None) -> int | None:
         """Id of the most recent game not yet over (the one to resume), if any; with
-        ``holder``, one that no other server holds live (:meth:`live_elsewhere`)."""
+        ``holder``, one that no other server holds live (:meth:`live_in_others`)."""
         with self._lock:
             rows = self._conn.execute("SELECT id FROM games WHERE finished = 0 ORDER BY id DESC").fetchall()
-            for (game_id,) in rows:
-                if holder is None or self.live_elsewhere(int(game_id), holder) is None:
-                    return int(game_id)
-        return None
+        elsewhere = {} if holder is None else self.live_in_others(holder)
+        return next((int(r[0]) for r in rows if int(r[0]) not in elsewhere), None)
 
     # -- which server holds a live game ---------------------------------------
-    def live_elsewhere(self, game_id: int, holder: str) -> str | None:
-        """Who else holds the game live, in words (None: nobody, or ``holder`` itself). A
-        holder in this process (another app on the same log: a restart in tests) does not
-        count; one on this host counts while its process runs, one on another host while
-        it showed life within :data:`LIVE_LEASE_S`."""
-        with self._lock:
-            return self._holder_elsewhere(self._conn, game_id, holder)
-
     def live_in_others(self, holder: str) -> dict[int, str]:
-        """Every game live in another server sharing the log: {game id: who, in words}."""
+        """Every game live in another server sharing the log: {game id: who, in words}. A
+        holder in this process (another app on the same log: a restart in tests) does not
+        count; one on this host counts while its process runs (:data:`PID_CHECK`), one on
+        another host while it showed life within :data:`LIVE_LEASE_S`."""
         with self._lock:
             rows = self._conn.execute("SELECT game_id, holder, host, pid, seen FROM live").fetchall()
         found = {int(r[0]): _other_holder(r[1:], holder) for r in rows}

@@ -63,7 +63,7 @@ def test_a_game_held_by_a_process_that_stopped_is_free(tmp_path) -> None:
     proc = subprocess.Popen([sys.executable, "-c", "pass"])
     proc.wait()  # (its pid now names no process: a server that crashed or was stopped)
     held_by(store, game, proc.pid)
-    assert store.live_elsewhere(game, "me") is None
+    assert game not in store.live_in_others("me")
     store.claim(game, "me")
     assert store.latest_unfinished("me") == game
 
@@ -72,9 +72,9 @@ def test_a_holder_on_another_host_counts_while_it_shows_life(tmp_path) -> None:
     store = GameStore(f"sqlite:///{tmp_path / 'g.sqlite'}")
     game = store.create_game(Position.start().to_json())
     held_by(store, game, 4242, host="other-host.invalid", seen=time.time() - 10)
-    assert "other-host.invalid" in (store.live_elsewhere(game, "me") or "")
+    assert "other-host.invalid" in (store.live_in_others("me").get(game, ""))
     held_by(store, game, 4242, host="other-host.invalid", seen=time.time() - LIVE_LEASE_S - 5)
-    assert store.live_elsewhere(game, "me") is None
+    assert game not in store.live_in_others("me")
 
 
 def test_the_log_says_when_a_game_changed_under_its_writer(tmp_path) -> None:
@@ -226,6 +226,6 @@ def test_without_process_checks_a_holder_here_counts_while_it_shows_life(tmp_pat
     store = GameStore(f"sqlite:///{tmp_path / 'g.sqlite'}")
     game = store.create_game(Position.start().to_json())
     held_by(store, game, 4242, seen=time.time() - 10)
-    assert "process 4242 on this machine (last seen 10 s ago)" in (store.live_elsewhere(game, "me") or "")
+    assert "process 4242 on this machine (last seen 10 s ago)" in (store.live_in_others("me").get(game, ""))
     held_by(store, game, 4242, seen=time.time() - LIVE_LEASE_S - 5)
-    assert store.live_elsewhere(game, "me") is None
+    assert game not in store.live_in_others("me")
