@@ -31,14 +31,26 @@ def read_image(path: str | Path) -> np.ndarray:
     except OSError as exc:
         raise ImageUnreadable(f"{p}: cannot read ({exc.strerror})") from None
     try:
-        image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
-    except cv2.error:
-        # OpenCV refuses, with an error rather than None, a header claiming more pixels
-        # than it decodes (2**30): a 69-byte PNG can claim 100000x100000
+        image = decode_image(data)
+    except ValueError:
         raise ImageUnreadable(f"{p}: an image OpenCV cannot decode (too many pixels, or damaged)") from None
     if image is None:
         raise ImageUnreadable(f"{p}: not an image OpenCV can decode (JPEG, PNG, ...)")
     return image
+
+
+def decode_image(data: bytes | np.ndarray) -> np.ndarray | None:
+    """An encoded image's bytes as BGR ``uint8`` (H, W, 3); None when they are no image
+    OpenCV decodes. ValueError for a header claiming more pixels than OpenCV decodes
+    (2**30: a 69-byte PNG can claim 100000x100000), which it refuses with an error
+    rather than None."""
+    buf = np.frombuffer(data, np.uint8) if isinstance(data, bytes) else data
+    if not buf.size:
+        return None
+    try:
+        return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    except cv2.error:
+        raise ValueError("too many pixels, or damaged") from None
 
 
 def check_image(image: object) -> np.ndarray:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import cv2
 import numpy as np
 from flask import Blueprint, Flask, Response, current_app, jsonify, render_template, request
 
+from vision.io import decode_image
 from webui.board_image import encode_jpeg
 from webui.errors import ApiError, json_object
 from webui.live import LiveReferee, StaleRequest
@@ -65,8 +65,8 @@ def decode_upload() -> np.ndarray:
     if mimetype not in IMAGE_TYPES:
         raise ApiError(f"wrong type {mimetype or 'none'!r}: a frame must be one of {', '.join(IMAGE_TYPES)}", 415)
     try:
-        image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-    except cv2.error:  # (a header claiming more pixels than OpenCV decodes, 2**30)
+        image = decode_image(data)
+    except ValueError:  # (a header claiming more pixels than OpenCV decodes, 2**30)
         image = None
     if image is None:
         raise ApiError(f"the {len(data)} bytes posted are not a readable {mimetype} image")
