@@ -40,7 +40,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from vision.config import DEFAULT, GridConfig, VisionConfig
+from vision.config import DEFAULT, GridConfig, RectifyConfig, VisionConfig
 from vision.grid import PitGrid, fit_grid, radial_coherence
 from vision.lattice_checks import (
     continues,
@@ -211,6 +211,17 @@ class TopFace:
     hmat: np.ndarray  # image -> lattice view
     grid: PitGrid  # on the lattice view
     aspect: float  # playing surface width / height
+    # (corners, aspect) of the outline with the ends searched past the rims' outer step
+    # (GridConfig.edge_rim_peak_reach) where that finds other ends; the search itself goes on
+    # from ``corners`` (its refits and checks were tuned on them), and the board it settles
+    # on is reported with these (:meth:`outlined`)
+    outline: tuple[np.ndarray, float] | None = None
+
+    def outlined(self) -> TopFace:
+        """This fit with its :attr:`outline` as its corners (itself when it has none)."""
+        if self.outline is None:
+            return self
+        return TopFace(self.outline[0], self.hmat, self.grid, self.outline[1])
 
     def turned(self, cfg: GridConfig = DEFAULT.grid) -> TopFace:
         """The same fit with the board's ends swapped (South on the other long side)."""
@@ -222,7 +233,8 @@ class TopFace:
         centres = np.array([wv, hv]) - g.centres[::-1, ::-1]
         grid = PitGrid(centres, g.pitch, g.rim[::-1, ::-1].copy(), g.score, g.radius, g.anisotropy, g.inliers,
                        g.crop_radius, None if g.evidence is None else g.evidence[::-1, ::-1].copy())
-        return TopFace(np.roll(self.corners, 2, axis=0), rot @ self.hmat, grid, self.aspect)
+        outline = None if self.outline is None else (np.roll(self.outline[0], 2, axis=0), self.outline[1])
+        return TopFace(np.roll(self.corners, 2, axis=0), rot @ self.hmat, grid, self.aspect, outline)
 
 
 def lattice_from_points(points: np.ndarray, cfg: GridConfig = DEFAULT.grid) -> tuple[np.ndarray, float]:
@@ -565,8 +577,14 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
                    evidence=evidence)
     # (a weak lattice's margins are held alike only once it scores as a board: its corners
     # may start a fit again as an outline, and that search is kept as it was tuned)
-    edges = surface_edges(lview, grid, gap, gc, alike=score >= gc.surface_symmetry_min_score,
-                          wider=(lambda wc: _lattice_view(image, hlat, wc, gap)[0]) if score > 0 else None)
+    alike = score >= gc.surface_symmetry_min_score
+    wider = (lambda wc: _lattice_view(image, hlat, wc, gap)[0]) if score > 0 else None
+    edges = surface_edges(lview, grid, gap, replace(gc, edge_rim_peak_reach=None), alike=alike, wider=wider)
+    outline_edges = None
+    if gc.edge_rim_peak_reach is not None and score > 0:
+        outline_edges = surface_edges(lview, grid, gap, gc, alike=alike, wider=wider)
+        if outline_edges is None or edges is None or np.allclose(outline_edges, edges):
+            outline_edges = None
     # the pits' own centres and outer radius, for the counter's crops and the page's rings
     grid.centres, grid.crop_radius = rim_centres(gx, gy, centres, radius, gc)
     tick("grid")
@@ -575,10 +593,19 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
         b = gc.lattice_border * p
         edges = np.array([[b - 0.5 * p, b - 0.5 * p], [b + 7.5 * p, b - 0.5 * p],
                           [b + 7.5 * p, b + (3.5 + gap) * p], [b - 0.5 * p, b + (3.5 + gap) * p]])
+    new_corners, new_aspect = _image_outline(image, edges, m, grid.anisotropy, rc)
+    outline = None if outline_edges is None else _image_outline(image, outline_edges, m, grid.anisotropy, rc)
+    return TopFace(new_corners, m, grid, new_aspect, outline)
+
+
+def _image_outline(image: np.ndarray, edges: np.ndarray, m: np.ndarray, anisotropy: float,
+                   rc: RectifyConfig) -> tuple[np.ndarray, float]:
+    """Image corners (each side refitted on the image's own gradient, within a view px or
+    two) and aspect of the playing surface whose corners in the lattice view (image ->
+    view matrix ``m``) are ``edges``."""
     new_corners = to_image(edges, m).astype(np.float64)
     ew = 0.5 * float(np.linalg.norm(edges[1] - edges[0]) + np.linalg.norm(edges[2] - edges[3]))
     eh = 0.5 * float(np.linalg.norm(edges[3] - edges[0]) + np.linalg.norm(edges[2] - edges[1]))
-    # sub-pixel: each side refitted on the image's own gradient, within a view px or two
     x0, y0 = np.maximum(np.floor(new_corners.min(axis=0)).astype(int) - 8, 0)
     x1, y1 = np.ceil(new_corners.max(axis=0)).astype(int) + 8
     roi = image[y0:y1, x0:x1]
@@ -586,5 +613,4 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
         grey = roi if roi.ndim == 2 else cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY)
         band = max(1.5, 1.5 * float(np.linalg.norm(new_corners[1] - new_corners[0])) / (ew + 1e-6))
         new_corners = refine_sides(edge_magnitude(grey), new_corners - (x0, y0), band) + (x0, y0)
-    new_aspect = float(np.clip(ew / max(eh, 1e-6) * grid.anisotropy, rc.min_aspect, rc.max_aspect))
-    return TopFace(new_corners, m, grid, new_aspect)
+    return new_corners, float(np.clip(ew / max(eh, 1e-6) * anisotropy, rc.min_aspect, rc.max_aspect))

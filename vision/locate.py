@@ -122,7 +122,7 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
         if marked is not None:
             return marked
     try:
-        return _search(image, cfg)
+        return _outlined(_search(image, cfg))
     except BoardNotFound as exc:
         small = _small_board(image, cfg)
         if small is None:
@@ -132,7 +132,17 @@ def locate_board(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> BoardQuad:
             if cut:
                 raise BoardNotFound(f"{cut}; {exc}") from exc
             raise BoardNotFound(f"{exc}; {NOT_FOUND_HINT}") from exc
-        return small
+        return _outlined(small)
+
+
+def _outlined(quad: BoardQuad) -> BoardQuad:
+    """``quad`` with the outline of its fit (``TopFace.outlined``: the ends searched past
+    the pits' rims' outer step) when the search settled on that fit's corners."""
+    fit = quad.fit
+    if fit is None or getattr(fit, "outline", None) is None or not np.allclose(quad.corners, fit.corners):
+        return quad
+    out = fit.outlined()
+    return BoardQuad(out.corners, quad.score, out.aspect, quad.method, out)
 
 
 def is_dark(image: np.ndarray, lc: LocateConfig) -> bool:

@@ -31,7 +31,7 @@ def _subpixel(prof: np.ndarray, k: int) -> float:
 
 
 def _innermost_peak(prof: np.ndarray, strength: float, inner: np.ndarray | None = None,
-                    valley: float = 0.25) -> float | None:
+                    valley: float = 0.25, rim_reach: int = 0, rim_level: float = np.inf) -> float | None:
     """Index (sub-px) of the first local peak of ``prof`` reaching ``strength`` x its max.
 
     ``inner``: the profile from just before index 0 in to the pits' rims. When it rises
@@ -41,7 +41,14 @@ def _innermost_peak(prof: np.ndarray, strength: float, inner: np.ndarray | None 
     measured radius), which is no edge: the search starts past that slope, at its foot,
     and only if no strong peak follows does the slope's start stand
     (``GridConfig.edge_past_rim_slope``). (A peak and a valley between the rims and
-    index 0 are a narrow margin's edge: the search starts at index 0.)"""
+    index 0 are a narrow margin's edge: the search starts at index 0.)
+
+    ``rim_reach`` > 0 (with ``inner``): a step peaking within ``rim_reach`` of index 0
+    that the search meets first, past that slope's foot or rising from the rims' side
+    into index 0, and no stronger than ``rim_level``, is the rims' own outer edge (a
+    bevel round each pit; the measured radius lies inside it): the search starts past it,
+    at its foot, and again only if no strong peak follows does index 0 stand
+    (``GridConfig.edge_rim_peak_reach``)."""
     if len(prof) < 3 or prof.max() <= 0:
         return None
     top = strength * prof.max()
@@ -52,6 +59,16 @@ def _innermost_peak(prof: np.ndarray, strength: float, inner: np.ndarray | None 
                                               np.maximum.accumulate(run[::-1])[::-1])):
         while start + 1 < len(prof) and prof[start + 1] <= prof[start]:
             start += 1  # down the rims' slope to its foot
+    if run is not None and rim_reach > 0 and (start > 0 or run[1] < run[0]):
+        # past the slope's foot, or on a step rising from the rims: that step, near the
+        # rims and no stronger than theirs, is their own outer edge, not the board's
+        peak = start
+        while peak + 1 < len(prof) and prof[peak + 1] >= prof[peak]:
+            peak += 1
+        if peak <= rim_reach and prof[peak] <= rim_level:
+            start = peak
+            while start + 1 < len(prof) and prof[start + 1] <= prof[start]:
+                start += 1
     strong = np.flatnonzero(prof[start:] >= top)
     if not len(strong):  # nothing strong past the slope: its start stands
         start, strong = 0, np.flatnonzero(prof >= top)
@@ -100,10 +117,17 @@ def _edge_pair(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float,
     lo_end, hi_start = _search_starts(inner_lo, inner_hi, p, cfg)
     slope = past_slope and 0 < lo_end < len(prof) and 0 < hi_start < len(prof)
     rim_lo, rim_hi = int(round(inner_lo)), int(round(inner_hi))
+    reach = int(round(cfg.edge_rim_peak_reach * p)) if cfg.edge_rim_peak_reach is not None else 0
+    # the outer pits' own steps: the profile over half a pitch inwards from where the search begins
+    half = int(round(0.5 * p))
+    own_lo = cfg.edge_rim_peak_ratio * float(prof[max(lo_end, 0):max(lo_end, 0) + half].max(initial=0.0))
+    own_hi = cfg.edge_rim_peak_ratio * float(prof[max(hi_start - half, 0):max(hi_start, 0)].max(initial=0.0))
     before = _innermost_peak(prof[:lo_end][::-1], cfg.edge_strength,
-                             prof[lo_end:max(rim_lo, lo_end) + 1] if slope else None)
+                             prof[lo_end:max(rim_lo, lo_end) + 1] if slope else None, rim_reach=reach,
+                             rim_level=own_lo)
     after = _innermost_peak(prof[hi_start:], cfg.edge_strength,
-                            prof[min(rim_hi, hi_start - 1):hi_start][::-1] if slope else None)
+                            prof[min(rim_hi, hi_start - 1):hi_start][::-1] if slope else None, rim_reach=reach,
+                            rim_level=own_hi)
     if before is None or after is None:
         return None
     lo_edge, hi_edge = lo_end - 1 - before, hi_start + after

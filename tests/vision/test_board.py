@@ -378,3 +378,30 @@ def test_lattice_from_points_finds_a_middle_gap_near_a_whole_row(true_gap: float
     assert abs(gap - true_gap) <= 0.015 + 1e-9  # (the steps are 0.03 apart)
 
 
+
+
+def test_the_outline_past_the_rims_step_goes_with_the_fit_and_is_what_locate_reports() -> None:
+    # GridConfig.edge_rim_peak_reach: the search goes on from a fit's corners as tuned, and
+    # the board it settles on is reported with its outline (TopFace.outline), which a half
+    # turn keeps on the same corners
+    from dataclasses import replace
+
+    from vision.board import TopFace
+    from vision.locate import BoardQuad, _outlined
+
+    scene = draw_scene(START_COUNTS, default_corners((960, 540), 10, 0.1, 0.75), size=(960, 540), seed=13)
+    fit = fit_top_face(scene.image, scene.corners, 2.345)
+    other = fit.corners + np.array([[-9.0, 0], [9.0, 0], [9.0, 0], [-9.0, 0]])
+    outlined = replace(fit, outline=(other, fit.aspect * 1.05))
+    shown = outlined.outlined()
+    assert isinstance(shown, TopFace) and np.array_equal(shown.corners, other)
+    assert shown.aspect == pytest.approx(fit.aspect * 1.05) and shown.outline is None
+    assert shown.hmat is fit.hmat and shown.grid is fit.grid  # the same pits
+    turned = outlined.turned()
+    assert turned.outline is not None and np.allclose(turned.outline[0], np.roll(other, 2, axis=0))
+    assert fit.outlined() is fit  # no outline of its own: itself
+    quad = _outlined(BoardQuad(fit.corners, fit.grid.score, fit.aspect, "pit_scan", outlined))
+    assert np.array_equal(quad.corners, other) and quad.fit.outline is None
+    # a quad the search took from other corners than its fit's keeps them
+    moved = BoardQuad(fit.corners + 3.0, fit.grid.score, fit.aspect, "pit_scan", outlined)
+    assert _outlined(moved) is moved

@@ -87,3 +87,29 @@ def test_an_unknown_edge_past_rim_slope_setting_is_refused_by_name() -> None:
         assert replace(DEFAULT.grid, edge_past_rim_slope=ok).edge_past_rim_slope == ok
     with pytest.raises(ValueError, match="edge_past_rim_slope.*'end'"):
         replace(DEFAULT.grid, edge_past_rim_slope="end")  # type: ignore[arg-type]
+
+
+def test_a_board_end_is_searched_past_the_outer_step_of_the_pits_own_rims() -> None:
+    # GridConfig.edge_rim_peak_reach (synth_691_0005, synth_701_0020, synth_709_0007: an end
+    # taken at the outer pits' rims, 21-78 px off): rims at 52 and 200 (pitch 40). A bevel
+    # round each pit makes a second, weaker step just past where the search starts (0.12
+    # pitch beyond the rims), the profile rising into it from the rims' side; the board's
+    # ends are at 20 and 232, beyond a flat margin
+    from dataclasses import replace
+
+    from vision.surface import _edge_pair
+
+    gc = DEFAULT.grid
+    prof = _profile({20: 0.5, 45: 0.6, 52: 1.0, 200: 1.0, 206: 0.6, 232: 0.5})
+    assert _edge_pair(prof, 52.0, 200.0, 40.0, gc, past_slope=True) == (20.0, 232.0)
+    off = replace(gc, edge_rim_peak_reach=None)
+    assert _edge_pair(prof, 52.0, 200.0, 40.0, off, past_slope=True) == (45.0, 206.0)
+    # the long sides keep the step (past_slope False: their margins are narrow)
+    assert _edge_pair(prof, 52.0, 200.0, 40.0, gc, past_slope=False) == (45.0, 206.0)
+    # a step there much stronger than the rims' own (edge_rim_peak_ratio) is a narrow
+    # end's edge against the table, and stays
+    narrow = _profile({20: 0.5, 45: 2.0, 52: 1.0, 200: 1.0, 206: 2.0, 232: 0.5})
+    assert _edge_pair(narrow, 52.0, 200.0, 40.0, gc, past_slope=True) == (45.0, 206.0)
+    # and with nothing strong beyond the step, the step stands
+    alone = _profile({45: 0.6, 52: 1.0, 200: 1.0, 206: 0.6})
+    assert _edge_pair(alone, 52.0, 200.0, 40.0, gc, past_slope=True) == (45.0, 206.0)
