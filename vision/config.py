@@ -263,14 +263,18 @@ class GridConfig:
     # them over 20 px before and 2 after); "both" moved 14 for the better but 4 for the
     # worse (a narrow long side's edge right at its rims, synth_467_0030: 6 -> 23 px)
     edge_past_rim_slope: Literal["ends", "both", ""] = "ends"
-    # ... and where the search meets first a step peaking within edge_rim_peak_reach / pitch
-    # of its start (past that slope's foot, or rising into the start from the rims' side) no
-    # stronger than edge_rim_peak_ratio x the strongest step over the half pitch inwards (the
-    # outer pits' own rims), it is the rims' outer edge (a bevel round each pit; the measured
-    # radius lies inside it), and the search goes on past it (None: off). Where the
-    # ends are searched past the rims' slope (edge_past_rim_slope). Over 1055 photos (14
-    # render sets, the samples, 21 rendered games' frames) corners within 20 px of the
-    # truth 982 -> 998 (docs/vision.md, fifty-first session)
+    # ... and at the ends (edge_past_rim_slope), where the search meets first a step
+    # peaking within edge_rim_peak_reach / pitch of its start (past that slope's foot, or
+    # rising into the start from the rims' side) no stronger than edge_rim_peak_ratio x the
+    # strongest step over the half pitch inwards (the outer pits' own rims), that step is
+    # the rims' outer edge (a bevel round each pit; the measured radius lies inside it) and
+    # the search goes on past it. Only the outline reported for the board the search
+    # settles on (vision.board.TopFace.outline): its refits and checks go on from corners
+    # without it, as they were tuned (with it there too, the same photos gained but a
+    # weak fit's refit started from the new corners lost 7 others and a drawn arm's
+    # board). Over 1055 photos (14 render sets, the samples, 21 rendered games' frames)
+    # corners within 20 px of the truth 982 -> 999, none worse by 3 px (docs/vision.md,
+    # fifty-first session). None: off
     edge_rim_peak_reach: float | None = 0.15
     edge_rim_peak_ratio: float = 1.5
     affine_to_peaks: bool = True  # move the comb lattice onto per-pit rim peaks (affine)
