@@ -60,7 +60,7 @@ from vision.locate import dark_retry_copy
 from vision.outlines import edge_magnitude, refine_sides
 from vision.rectify import canonical_size, rectify, to_image
 from vision.rims import gradients, measure_radius, refine_peaks, rim_centres, rim_evidence
-from vision.surface import surface_edges
+from vision.surface import surface_edges, surface_outlines
 
 
 def _lattice_rows(gap: float) -> np.ndarray:
@@ -579,12 +579,14 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
     # may start a fit again as an outline, and that search is kept as it was tuned)
     alike = score >= gc.surface_symmetry_min_score
     wider = (lambda wc: _lattice_view(image, hlat, wc, gap)[0]) if score > 0 else None
-    edges = surface_edges(lview, grid, gap, replace(gc, edge_rim_peak_reach=None), alike=alike, wider=wider)
+    search = replace(gc, edge_rim_peak_reach=None)
     outline_edges = None
     if gc.edge_rim_peak_reach is not None and score > 0:
-        outline_edges = surface_edges(lview, grid, gap, gc, alike=alike, wider=wider)
+        edges, outline_edges = surface_outlines(lview, grid, gap, [search, gc], alike=alike, wider=wider)
         if outline_edges is None or edges is None or np.allclose(outline_edges, edges):
             outline_edges = None
+    else:
+        edges = surface_edges(lview, grid, gap, search, alike=alike, wider=wider)
     # the pits' own centres and outer radius, for the counter's crops and the page's rings
     grid.centres, grid.crop_radius = rim_centres(gx, gy, centres, radius, gc)
     tick("grid")

@@ -10,7 +10,7 @@ along the view's rows or columns; corners are OpenCV ``(x, y)`` px of the view.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import cv2
@@ -117,11 +117,12 @@ def _edge_pair(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float,
     lo_end, hi_start = _search_starts(inner_lo, inner_hi, p, cfg)
     slope = past_slope and 0 < lo_end < len(prof) and 0 < hi_start < len(prof)
     rim_lo, rim_hi = int(round(inner_lo)), int(round(inner_hi))
-    reach = int(round(cfg.edge_rim_peak_reach * p)) if cfg.edge_rim_peak_reach is not None else 0
-    # the outer pits' own steps: the profile over half a pitch inwards from where the search begins
-    half = int(round(0.5 * p))
-    own_lo = cfg.edge_rim_peak_ratio * float(prof[max(lo_end, 0):max(lo_end, 0) + half].max(initial=0.0))
-    own_hi = cfg.edge_rim_peak_ratio * float(prof[max(hi_start - half, 0):max(hi_start, 0)].max(initial=0.0))
+    reach = int(round(cfg.edge_rim_peak_reach * p)) if cfg.edge_rim_peak_reach is not None and slope else 0
+    own_lo = own_hi = np.inf
+    if reach > 0:  # the outer pits' own steps: the profile over half a pitch in from the search's start
+        half = int(round(0.5 * p))
+        own_lo = cfg.edge_rim_peak_ratio * float(prof[lo_end:lo_end + half].max(initial=0.0))
+        own_hi = cfg.edge_rim_peak_ratio * float(prof[max(hi_start - half, 0):hi_start].max(initial=0.0))
     before = _innermost_peak(prof[:lo_end][::-1], cfg.edge_strength,
                              prof[lo_end:max(rim_lo, lo_end) + 1] if slope else None, rim_reach=reach,
                              rim_level=own_lo)
@@ -208,6 +209,16 @@ def surface_edges(view: np.ndarray, grid: PitGrid, gap: float, cfg: GridConfig =
     sides show no step (:func:`_sides_unseen`: the board's margins run past the view)
     is searched again on it.
     """
+    return surface_outlines(view, grid, gap, [cfg], alike, wider)[0]
+
+
+def surface_outlines(view: np.ndarray, grid: PitGrid, gap: float, cfgs: Sequence[GridConfig],
+                     alike: bool = True, wider: Callable[[GridConfig], np.ndarray] | None = None,
+                     ) -> list[np.ndarray | None]:
+    """:func:`surface_edges` under each of ``cfgs`` (which differ only in how a step is
+    chosen on a profile: the same view, pitch and borders), the view's profiles (and the
+    wider view, when needed) made once for all of them."""
+    cfg = cfgs[0]
     p = cfg.lattice_pitch_px
     rx, ry = grid.radius
     slope = cfg.edge_past_rim_slope
@@ -223,16 +234,24 @@ def surface_edges(view: np.ndarray, grid: PitGrid, gap: float, cfg: GridConfig =
         return [_edge_pair(prof, lo, hi, p, c, alike, past_slope=past) for prof, lo, hi, past in across]
 
     here = axes(_edge_profiles(view, gap, cfg))
-    rows, cols = pairs(cfg, here)
     unseen_rows, unseen_cols = (_sides_unseen(prof, lo, hi, p, cfg) for prof, lo, hi, _past in here)
+    far: list[tuple[np.ndarray, float, float, bool]] | None = None
+    shift = 0.0
     if wider is not None and (unseen_rows or unseen_cols):
         wc = replace(cfg, lattice_border=cfg.edge_view_border)
         shift = (wc.lattice_border - cfg.lattice_border) * p  # the wider view's offset
-        wide_rows, wide_cols = ((None if got is None else (got[0] - shift, got[1] - shift))
-                                for got in pairs(wc, axes(_edge_profiles(wider(wc), gap, wc))))
-        rows = wide_rows if unseen_rows else rows
-        cols = wide_cols if unseen_cols else cols
-    if rows is None or cols is None:
-        return None
-    (top, bottom), (left, right) = rows, cols
-    return np.array([[left, top], [right, top], [right, bottom], [left, bottom]], np.float64)
+        far = axes(_edge_profiles(wider(wc), gap, wc))
+    out: list[np.ndarray | None] = []
+    for c in cfgs:
+        rows, cols = pairs(c, here)
+        if far is not None:
+            wide_rows, wide_cols = ((None if got is None else (got[0] - shift, got[1] - shift))
+                                    for got in pairs(replace(c, lattice_border=c.edge_view_border), far))
+            rows = wide_rows if unseen_rows else rows
+            cols = wide_cols if unseen_cols else cols
+        if rows is None or cols is None:
+            out.append(None)
+            continue
+        (top, bottom), (left, right) = rows, cols
+        out.append(np.array([[left, top], [right, top], [right, bottom], [left, bottom]], np.float64))
+    return out
