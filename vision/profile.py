@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from engine.errors import json_loads
 from vision.errors import VisionError
 from vision.holes import HOLES
 
@@ -54,11 +55,9 @@ class BoardProfile:
         """Parse and validate; raises :class:`ProfileError` naming the bad field."""
         if isinstance(obj, str):
             try:
-                obj = json.loads(obj)
+                obj = json_loads(obj)  # (nested thousands deep: a JSONDecodeError too)
             except json.JSONDecodeError as exc:
                 raise ProfileError(f"profile is not valid JSON: {exc}") from None
-            except RecursionError:  # (``[[[[...`` thousands deep: the parser gives up)
-                raise ProfileError("profile is not valid JSON: arrays or objects nested too deeply") from None
         if not isinstance(obj, dict):
             raise ProfileError("profile must be a JSON object")
         try:

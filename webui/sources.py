@@ -213,13 +213,15 @@ class VideoFileSource(FrameSource):
 
 
 def read_image(path: Path) -> np.ndarray:
+    """A frame from an image file, as :func:`vision.io.read_image` reads it (the same
+    checks and messages), but an :class:`OSError` like every other source's failure."""
+    from vision.errors import ImageUnreadable
+    from vision.io import read_image as read_vision_image
+
     try:
-        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    except cv2.error:  # (a header claiming more pixels than OpenCV decodes, 2**30)
-        raise OSError(f"cannot read image {str(path)!r} (too many pixels, or damaged)") from None
-    if image is None:
-        raise OSError(f"cannot read image {str(path)!r}")
-    return image
+        return read_vision_image(path)
+    except ImageUnreadable as exc:
+        raise OSError(f"cannot read image: {exc}") from None
 
 
 class StillsSource(FrameSource):

@@ -67,7 +67,8 @@ def test_a_broken_still_does_not_stop_the_page_reading_a_folder(make_app, game_f
     deadline = time.monotonic() + 30
     while live.source_info.get("running") and time.monotonic() < deadline:
         time.sleep(0.05)
-    skipped = "frame_004b.png: skipped: cannot read image " + repr(str(folder / "frame_004b.png"))
+    skipped = (f"frame_004b.png: skipped: cannot read image: {folder / 'frame_004b.png'}: "
+               "not an image OpenCV can decode (JPEG, PNG, ...)")
     state = app.test_client().get("/api/live").get_json()
     assert state["source"]["ended"] is True and state["source"]["skipped"] == [skipped]
     assert [m["move"] for m in state["moves"]] == moves
