@@ -70,6 +70,7 @@ for ``--mode stills``: only the settled frames, each read as a still, like
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -94,6 +95,17 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
 
     cv2.setNumThreads(1)
 
+    @functools.cache
+    def pit_in_label(file: str, pit: str) -> tuple[tuple[float, float], float]:
+        """The pit's centre in a frame's label, and the label's mean pitch (each pit to its
+        nearest); read once a frame, though the source repeats each frame many times."""
+        label = json.loads((folder / file).with_suffix(".json").read_text())
+        centres = np.array(list(label["pit_centers_px"].values()), np.float64)
+        gaps = np.linalg.norm(centres[:, None] - centres[None], axis=2)
+        pitch = float(np.where(gaps > 0, gaps, np.inf).min(axis=1).mean())
+        x, y = label["pit_centers_px"][pit]
+        return (float(x), float(y)), pitch
+
     def as_seen(image: np.ndarray, entry: dict[str, Any]) -> np.ndarray:
         """The frame as the camera sees it once the setup changed: the light (``--light``),
         a pit covered (``--covered``), the pictures' size (``--resized``), the board or the
@@ -104,11 +116,7 @@ def evaluate_game(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
             image = np.clip(lit * 255.0 + 0.5, 0, 255).astype(np.uint8)
         if args.covered_at is not None and int(entry["after_move"]) >= args.covered_at:
             pit, grey, across = args.covered
-            label = json.loads((folder / entry["file"]).with_suffix(".json").read_text())
-            centres = np.array(list(label["pit_centers_px"].values()), np.float64)
-            gaps = np.linalg.norm(centres[:, None] - centres[None], axis=2)
-            pitch = float(np.where(gaps > 0, gaps, np.inf).min(axis=1).mean())
-            x, y = label["pit_centers_px"][pit]
+            (x, y), pitch = pit_in_label(str(entry["file"]), pit)
             image = image.copy()
             cv2.circle(image, (round(x), round(y)), round(float(across) * pitch / 2), (int(grey),) * 3, -1)
         if args.resized_at is not None and int(entry["after_move"]) >= args.resized_at:
