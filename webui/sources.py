@@ -34,6 +34,9 @@ from typing import Any
 import cv2
 import numpy as np
 
+import vision.io
+from vision.errors import ImageUnreadable
+
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
 #: The largest camera index: OpenCV takes it as a C int (a larger one is a cv2.error).
 MAX_CAMERA_INDEX = 2**31 - 1
@@ -215,11 +218,8 @@ class VideoFileSource(FrameSource):
 def read_image(path: Path) -> np.ndarray:
     """A frame from an image file, as :func:`vision.io.read_image` reads it (the same
     checks and messages), but an :class:`OSError` like every other source's failure."""
-    from vision.errors import ImageUnreadable
-    from vision.io import read_image as read_vision_image
-
     try:
-        return read_vision_image(path)
+        return vision.io.read_image(path)
     except ImageUnreadable as exc:
         raise OSError(f"cannot read image: {exc}") from None
 
