@@ -438,6 +438,12 @@ class GridConfig:
     covered_ends: bool = True
     covered_end_unlike: float = 1.0  # ... each such column this unlike the surface (vision.lattice_checks.end_covered)
     covered_end_edge_max: float = 4.0  # ... and no straight edge stronger than this along it (the board's end)
+    # ... looked for across the whole void run, from the first column showing pits, not in
+    # the end column alone: a lattice two pitches off the board's end, the real end columns
+    # under a hand, has the end edge between its two void columns (synth_787_0016; no
+    # change on the 268 other labelled photos tried, 85 with a hand: docs/vision.md,
+    # fifty-third session)
+    covered_end_edge_run: bool = True
     # ... and an outer row void of pits only in part: an arm reaching in from a long side,
     # as a player's does, lies over one run of that row's pits (at least
     # ``covered_row_void_min`` cells under ``covered_row_void`` x the lattice's median

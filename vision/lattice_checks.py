@@ -165,8 +165,11 @@ def end_covered(table: np.ndarray, void: np.ndarray, view: np.ndarray, gx: np.nd
     the view's mean absolute one): a lattice one pitch off the board's end, the real
     end column hidden by a hand beyond its other end, has its void column on the
     margin and the table, and the board's end edge across it (7.8 and 21 against 1.7
-    and 2.2 for the two arms above). The shifts have run already: a lattice one pitch
-    off with pits beyond its other side has been moved. ``gx``: the view's x-gradient."""
+    and 2.2 for the two arms above). With ``covered_end_edge_run`` the edge is looked
+    for from the first column showing pits, across the whole void run: a lattice two
+    pitches off has the board's end between its two void columns (synth_787_0016).
+    The shifts have run already: a lattice one pitch off with pits beyond its other
+    side has been moved. ``gx``: the view's x-gradient."""
     levels = _line_levels(table)
     if not cfg.covered_ends or levels is None:
         return False
@@ -183,7 +186,10 @@ def end_covered(table: np.ndarray, void: np.ndarray, view: np.ndarray, gx: np.nd
     cells = np.asarray(points, float).reshape(4, 8, 2)
     xs = cells[0, :, 0]
     y0, y1 = int(max(cells[0, 0, 1] - 0.4 * p, 0)), int(cells[3, 0, 1] + 0.4 * p)
-    x0, x1 = (xs[0] - 0.3 * p, xs[1] - 0.4 * p) if first else (xs[6] + 0.4 * p, xs[7] + 0.3 * p)
+    # (from the first column showing pits, with ``covered_end_edge_run``: a lattice two
+    # pitches off the board's end has the end edge between its two void columns)
+    inner = (int(cols.max()) + 1 if first else int(cols.min()) - 1) if cfg.covered_end_edge_run else (1 if first else 6)
+    x0, x1 = (xs[0] - 0.3 * p, xs[inner] - 0.4 * p) if first else (xs[inner] + 0.4 * p, xs[7] + 0.3 * p)
     x0, x1 = int(max(x0, 0)), int(min(x1, gx.shape[1]))
     if x1 <= x0 or y1 <= y0:
         return False

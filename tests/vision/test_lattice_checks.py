@@ -188,6 +188,21 @@ def test_an_end_column_under_a_sleeve_is_covered_but_a_margin_or_the_boards_end_
     ended[:, 60:84] = wood
     assert not covered(ended, pts, between)
     assert covered(ended, pts, between, dataclasses.replace(cfg, covered_end_edge_max=np.inf))
+    # a lattice two pitches off the board's end (synth_787_0016: the real end columns
+    # under a hand beyond its other end): both void columns on the table, the board's end
+    # edge between the second void column and the first with pits. The end column alone
+    # shows no edge; the whole void run does (GridConfig.covered_end_edge_run)
+    table2 = table.copy()
+    table2[1:5, 2] = 0.0
+    void2 = void_columns(table2, cfg)
+    assert void2.tolist() == [0, 1]
+    two_off, pts, between = _lattice_view({})
+    two_off[:, :118] = (150, 150, 150)
+    two_off[:, 118:128] = wood
+    gx2, _ = gradients(two_off, cfg.gradient_log_offset)
+    assert not end_covered(table2, void2, two_off, gx2, pts, between, cfg)
+    assert end_covered(table2, void2, two_off, gx2, pts, between,
+                       dataclasses.replace(cfg, covered_end_edge_run=False))
     # a void row too: not an arm along the end column
     table[1, 1:9] = 0.0
     assert not covered(view, pts, between)
