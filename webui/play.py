@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -103,19 +105,28 @@ def asked_at(body: dict[str, Any]) -> dict[str, int | None]:
     return out
 
 
+@contextmanager
+def players_answer() -> Iterator[None]:
+    """Around the referee's handling of a players' answer (a correction, a move confirmed):
+    one chosen on a game that has moved on since (:class:`StaleRequest`) is refused with
+    409, any other refusal (a ``ValueError``, which names what is wrong) with 400."""
+    try:
+        yield
+    except StaleRequest as exc:
+        raise ApiError(str(exc), 409) from exc
+    except ValueError as exc:
+        raise ApiError(str(exc)) from exc
+
+
 @bp.post("/api/live/correct")
 def correct() -> Response:
     body = json_object()
     counts = body.get("counts")
     if not isinstance(counts, dict) or not counts:
         raise ApiError('give {"counts": {"A1": 3, ...}} with the pits to correct')
-    try:
-        referee = live()
+    referee = live()
+    with players_answer():
         referee.correct_counts(counts, **asked_at(body))
-    except StaleRequest as exc:
-        raise ApiError(str(exc), 409) from exc
-    except ValueError as exc:
-        raise ApiError(str(exc)) from exc
     return jsonify(referee.summary())
 
 
@@ -128,12 +139,8 @@ def confirm() -> Response:
     if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
         raise ApiError('give {"moves": ["A6<*"]}: the move(s) to log, in notation')
     referee = live()
-    try:
+    with players_answer():
         referee.confirm(moves, **asked_at(body))
-    except StaleRequest as exc:
-        raise ApiError(str(exc), 409) from exc
-    except ValueError as exc:
-        raise ApiError(str(exc)) from exc
     return jsonify(referee.summary())
 
 
