@@ -186,9 +186,10 @@ def end_covered(table: np.ndarray, void: np.ndarray, view: np.ndarray, gx: np.nd
     cells = np.asarray(points, float).reshape(4, 8, 2)
     xs = cells[0, :, 0]
     y0, y1 = int(max(cells[0, 0, 1] - 0.4 * p, 0)), int(cells[3, 0, 1] + 0.4 * p)
-    # (from the first column showing pits, with ``covered_end_edge_run``: a lattice two
-    # pitches off the board's end has the end edge between its two void columns)
-    inner = (int(cols.max()) + 1 if first else int(cols.min()) - 1) if cfg.covered_end_edge_run else (1 if first else 6)
+    if cfg.covered_end_edge_run:  # from the first column showing pits
+        inner = int(cols.max()) + 1 if first else int(cols.min()) - 1
+    else:  # from the column next to the end one
+        inner = 1 if first else 6
     x0, x1 = (xs[0] - 0.3 * p, xs[inner] - 0.4 * p) if first else (xs[inner] + 0.4 * p, xs[7] + 0.3 * p)
     x0, x1 = int(max(x0, 0)), int(min(x1, gx.shape[1]))
     if x1 <= x0 or y1 <= y0:

@@ -167,9 +167,9 @@ def test_an_end_column_under_a_sleeve_is_covered_but_a_margin_or_the_boards_end_
     void = void_columns(table, cfg)
     assert void.tolist() == [0]
 
-    def covered(view: np.ndarray, pts: np.ndarray, between: np.ndarray, c=cfg) -> bool:  # noqa: ANN001
+    def covered(view: np.ndarray, pts: np.ndarray, between: np.ndarray, c=cfg, t=table, v=void) -> bool:  # noqa: ANN001
         gx, _ = gradients(view, c.gradient_log_offset)
-        return end_covered(table, void, view, gx, pts, between, c)
+        return end_covered(t, v, view, gx, pts, between, c)
 
     # a hand over the end column, its edge across the columns at a slant (an edge
     # running straight down the column is taken for the board's end: a limit of the test)
@@ -199,10 +199,8 @@ def test_an_end_column_under_a_sleeve_is_covered_but_a_margin_or_the_boards_end_
     two_off, pts, between = _lattice_view({})
     two_off[:, :118] = (150, 150, 150)
     two_off[:, 118:128] = wood
-    gx2, _ = gradients(two_off, cfg.gradient_log_offset)
-    assert not end_covered(table2, void2, two_off, gx2, pts, between, cfg)
-    assert end_covered(table2, void2, two_off, gx2, pts, between,
-                       dataclasses.replace(cfg, covered_end_edge_run=False))
+    assert not covered(two_off, pts, between, t=table2, v=void2)
+    assert covered(two_off, pts, between, dataclasses.replace(cfg, covered_end_edge_run=False), t=table2, v=void2)
     # a void row too: not an arm along the end column
     table[1, 1:9] = 0.0
     assert not covered(view, pts, between)
