@@ -31,6 +31,8 @@ from webui.cli import main
          "--hand-share: the share of boards with a hand must be from 0 to 1"),
         (["render", "--count", "2", "--out", "x", "--turn", "30", "100"],
          "--turn: turn must be two angles"),
+        (["render", "--count", "2", "--out", "x", "--pit-walls", "0.6", "5"],
+         "--pit-walls: pit walls must be two shapes with 0.3 <= LO <= HI <= 3.0"),
         (["render", "--count", "2", "--out", "x", "--size", "640", "100"],
          "--size: size must be a width and a height in pixels"),
         (["render-game", "--out", "x", "--moves", "0"], "--moves must be positive"),

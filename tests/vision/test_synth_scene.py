@@ -147,9 +147,23 @@ def test_surface_is_carved_only_inside_pits() -> None:
     assert GEOM.surface_height(x + h, y + h) == pytest.approx(GEOM.top_z)
 
 
+def test_a_pit_wall_shape_sets_how_steeply_the_floor_meets_the_top_face() -> None:
+    # the floor lies pit_depth * (1 - rho^2) ** pit_wall below the top face; at rho 0.9:
+    # 0.19 ** 0.6 = 0.3692 of the depth for the default's steep wall, 0.19 ** 2 = 0.0361
+    # for a dimple, and the whole depth at the centre either way
+    dimple = BoardGeometry(pit_wall=2.0)
+    x, y = GEOM.pit_xy("A3")
+    edge = x + 0.9 * GEOM.pit_radius
+    assert GEOM.surface_height(edge, y) == pytest.approx(GEOM.top_z - 0.3692 * GEOM.pit_depth, abs=1e-6)
+    assert dimple.surface_height(edge, y) == pytest.approx(GEOM.top_z - 0.0361 * GEOM.pit_depth, abs=1e-6)
+    assert dimple.surface_height(x, y) == pytest.approx(GEOM.top_z - GEOM.pit_depth)
+
+
 def test_bad_geometry_is_refused() -> None:
     with pytest.raises(ValueError, match="pit radius"):
         BoardGeometry(pit_radius=0.05)
+    with pytest.raises(ValueError, match="pit wall 0.1 must be from 0.3 to 3.0"):
+        BoardGeometry(pit_wall=0.1)
     with pytest.raises(ValueError, match="fill"):
         fit_camera(GEOM, 0, 60, 0, 30, 1.2, 1280, 720)
 
@@ -163,7 +177,8 @@ def test_default_parameters_still_reproduce_the_committed_samples() -> None:
         r = json.loads(path.read_text())["render"]
         params = sample_params(np.random.default_rng([r["seed"], r["index"]]))
         assert params["seeds"] == r["seeds"], path.name
-        assert params["geometry"] == r["geometry"], path.name
+        # (labels from before the pits' wall shape was recorded have the default's)
+        assert params["geometry"] == {"pit_wall": 0.6, **r["geometry"]}, path.name
 
 
 def test_seed_kinds_and_size_are_drawn_from_what_was_asked() -> None:
@@ -231,6 +246,20 @@ def test_a_turn_moves_only_the_camera_round_the_board() -> None:
         del before["camera"]["azimuth"], turned["camera"]["azimuth"]
         assert turned == before, k
     assert ways == {True, False}
+
+
+def test_pit_walls_change_only_the_pits_shape() -> None:
+    # bao render --pit-walls: pits whose walls run softly into the top face, everything
+    # else that seed's scene
+    for k in range(20):
+        before = sample_params(np.random.default_rng(k))
+        soft = sample_params(np.random.default_rng(k), pit_walls=(1.5, 2.0))
+        assert 1.5 <= soft["geometry"]["pit_wall"] <= 2.0, k
+        assert before["geometry"]["pit_wall"] == 0.6, k
+        del before["geometry"]["pit_wall"], soft["geometry"]["pit_wall"]
+        assert soft == before, k
+    with pytest.raises(ValueError, match="pit walls must be two shapes"):
+        sample_params(np.random.default_rng(0), pit_walls=(2.0, 1.0))
 
 
 def test_another_image_size_changes_only_the_camera_frame() -> None:

@@ -8,12 +8,13 @@ so an image is reproducible from its ``seed``. Colours are sRGB triples 0..1
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from vision.holes import HOLES
-from vision.synth.scene import BoardGeometry
+from vision.synth.scene import PIT_WALLS, BoardGeometry
 
 # name -> (light sRGB, dark sRGB): the two ends of the grain colour ramp
 WOODS: dict[str, tuple[tuple[float, float, float], tuple[float, float, float]]] = {
@@ -142,6 +143,17 @@ def check_hand_share(share: float | None) -> None:
         raise ValueError(f"the share of boards with a hand must be from 0 to 1, got {share}")
 
 
+def check_pit_walls(pit_walls: tuple[float, float] | None) -> None:
+    """Raise ``ValueError`` unless ``pit_walls`` is None or a range LO..HI of
+    :attr:`vision.synth.scene.BoardGeometry.pit_wall` within :data:`PIT_WALLS`."""
+    if pit_walls is not None:
+        lo, hi = pit_walls
+        if not PIT_WALLS[0] <= lo <= hi <= PIT_WALLS[1]:
+            raise ValueError(f"pit walls must be two shapes with {PIT_WALLS[0]} <= LO <= HI <= "
+                             f"{PIT_WALLS[1]} (0.6: a steep wall, a crisp rim; 2: a dimple "
+                             f"with no rim), got {lo} {hi}")
+
+
 def check_turn(turn: tuple[float, float] | None) -> None:
     """Raise ``ValueError`` unless ``turn`` is None or a range LO..HI of degrees 0..90."""
     if turn is not None:
@@ -176,7 +188,8 @@ def sample_params(rng: np.random.Generator, width: int = 1280, height: int = 720
                   thickness: tuple[float, float] | None = None,
                   turn: tuple[float, float] | None = None,
                   woods: Sequence[str] | None = None,
-                  tables: Sequence[str] | None = None) -> dict[str, Any]:
+                  tables: Sequence[str] | None = None,
+                  pit_walls: tuple[float, float] | None = None) -> dict[str, Any]:
     """One full random parameter set (everything except the seed counts).
 
     ``seed_kinds`` (any of :data:`SEED_KINDS` and :data:`EXTRA_SEED_KINDS`) are
@@ -192,12 +205,16 @@ def sample_params(rng: np.random.Generator, width: int = 1280, height: int = 720
     view), from a generator of its own, so every other draw stays as it was.
     ``woods`` (names of :data:`WOODS`) and ``tables`` (of :data:`TABLES`) are drawn from
     evenly instead of all of them (a stress set: pale boards on tiled floors, say).
+    ``pit_walls`` (LO, HI) draws the pits' wall shape
+    (:attr:`vision.synth.scene.BoardGeometry.pit_wall`, 0.6 when not given: a steep
+    wall, a crisp rim) from LO..HI, from a generator of its own as ``turn``.
     """
     check_seed_options(seed_kinds, seed_size)
     check_look(woods, tables)
     check_fill(fill)
     check_view(elevation, thickness)
     check_turn(turn)
+    check_pit_walls(pit_walls)
     geom = sample_geometry(rng, thickness)
     wood_name = str(rng.choice(list(woods or WOODS)))
     light_c, dark_c = WOODS[wood_name]
@@ -284,6 +301,8 @@ def sample_params(rng: np.random.Generator, width: int = 1280, height: int = 720
         extra = np.random.default_rng([physics_seed, 7])
         way = float(extra.choice([-1, 1]))
         camera["azimuth"] = _f(azimuth + way * extra.uniform(*turn), 2)
+    if pit_walls is not None:
+        geom = replace(geom, pit_wall=_f(np.random.default_rng([physics_seed, 11]).uniform(*pit_walls), 3))
     return {"geometry": geom.__dict__.copy(), "wood": wood, "seeds": seeds, "table": table,
             "light": light, "camera": camera, "sensor": sensor, "hand": hand,
             "reserve_piles": reserve_piles, "physics_seed": physics_seed}

@@ -20,6 +20,10 @@ import numpy as np
 
 from vision.holes import HOLE_CELL, HOLES, NYUMBA
 
+#: The shapes a pit's wall may take (:attr:`BoardGeometry.pit_wall`): from a wall
+#: steeper than the default's to a dimple with no rim.
+PIT_WALLS = (0.3, 3.0)
+
 #: Pits with the square (nyumba) shape.
 SQUARE_PITS: frozenset[str] = frozenset(NYUMBA)
 
@@ -30,7 +34,11 @@ class BoardGeometry:
 
     ``pitch_x``/``pitch_y`` are centre distances between neighbouring pits;
     ``middle_gap`` is extra space between the two players' halves (rows 2|3).
-    The nyumba pits are squares of side ``2 * square_half``.
+    The nyumba pits are squares of side ``2 * square_half``. A pit's floor lies
+    ``pit_depth * (1 - rho**2) ** pit_wall`` below the top face at ``rho`` (the
+    distance from its centre over its radius): ``pit_wall`` 0.6 meets the top face
+    in a steep wall, a crisp rim; 1 is a paraboloid; 2 or more a dimple whose wall
+    runs into the top face with no edge at all.
     """
 
     pitch_x: float = 0.075
@@ -43,6 +51,7 @@ class BoardGeometry:
     pit_depth: float = 0.02
     square_half: float = 0.027
     bevel: float = 0.006
+    pit_wall: float = 0.6
 
     def __post_init__(self) -> None:
         if self.pit_radius * 2 >= min(self.pitch_x, self.pitch_y):
@@ -53,6 +62,8 @@ class BoardGeometry:
             raise ValueError(f"nyumba half side {self.square_half} too large for the pitch")
         if self.pit_depth >= self.thickness:
             raise ValueError(f"pit depth {self.pit_depth} must be below thickness {self.thickness}")
+        if not PIT_WALLS[0] <= self.pit_wall <= PIT_WALLS[1]:
+            raise ValueError(f"pit wall {self.pit_wall} must be from {PIT_WALLS[0]} to {PIT_WALLS[1]}")
 
     @property
     def length(self) -> float:
@@ -115,7 +126,7 @@ class BoardGeometry:
             else:
                 rho = np.hypot(dx, dy) / self.pit_radius
             inside = rho < 1.0
-            prof = np.clip(1.0 - rho**2, 0.0, 1.0) ** 0.6
+            prof = np.clip(1.0 - rho**2, 0.0, 1.0) ** self.pit_wall
             z = np.where(inside, self.top_z - self.pit_depth * prof, z)
         # rounded outer edge: drop within `bevel` of the border
         ex = np.clip(np.abs(x) - (self.length / 2 - self.bevel), 0, None)

@@ -55,6 +55,9 @@ def register(subparsers: Any) -> None:
                         "0.08; with a low camera: side faces in view)"),
         ("--turn", "turn the camera further round from the side it looks from, either way, "
                    "by LO..HI degrees (a corner view; default: within 20 of a side)"),
+        ("--pit-walls", "the pits' wall shape, drawn from LO..HI: the floor lies depth x (1 - "
+                        "r^2)^W below the top face (default 0.6: a steep wall, a crisp rim; 1: "
+                        "a paraboloid; 2: a dimple with no rim; 0.3..3)"),
     )
     for option, text in ranges:
         p.add_argument(option, type=float, nargs=2, default=None, metavar=("LO", "HI"), help=text)
@@ -144,12 +147,13 @@ def _render(args: argparse.Namespace) -> int:
                             for value in (args.seed_kinds, args.woods, args.tables))
     seed_size, fill = _pair(args.seed_size), _pair(args.fill)
     elevation, thickness = _pair(args.elevation), _pair(args.thickness)
-    turn = _pair(args.turn)
+    turn, pit_walls = _pair(args.turn), _pair(args.pit_walls)
     image_size = None if args.size is None else (args.size[0], args.size[1])
     from vision.synth.params import (
         check_fill,
         check_hand_share,
         check_look,
+        check_pit_walls,
         check_seed_options,
         check_size,
         check_turn,
@@ -162,6 +166,7 @@ def _render(args: argparse.Namespace) -> int:
               ("--elevation/--thickness", lambda: check_view(elevation, thickness)),
               ("--hand-share", lambda: check_hand_share(args.hand_share)),
               ("--turn", lambda: check_turn(turn)),
+              ("--pit-walls", lambda: check_pit_walls(pit_walls)),
               ("--size", lambda: check_size(image_size)))
     for options, check in checks:
         try:
@@ -179,7 +184,7 @@ def _render(args: argparse.Namespace) -> int:
                               seed_kinds=kinds, seed_size=seed_size, fill=fill,
                               elevation=elevation, thickness=thickness,
                               hand_share=args.hand_share, turn=turn, size=image_size,
-                              woods=woods, tables=tables)
+                              woods=woods, tables=tables, pit_walls=pit_walls)
         progress(k + 1, args.count, started, label["image"])
     return 0
 
