@@ -186,10 +186,14 @@ def fit_timed(data: list[Path], val: list[Path], out: Path, seconds: float, widt
               seed: int = 0, photo_weight: float = 6.0, balance: float = 0.1, batch: int = 512,
               init: Path | None = None, max_lr: float = 3e-3, density_weight: float = 0.0,
               val_every: float = 20.0, device: str = "cuda",
-              stages: tuple[int, ...] | None = None) -> dict:
+              stages: tuple[int, ...] | None = None, keep: float = 0.0) -> dict:
     """Train for ``seconds`` of wall-clock time on ``device`` and export the model with
     the best held-out loss to ``out``. Returns the run's figures. ``stages``: the
-    convolutions at each scale (:func:`vision.train_cnn.start_net`)."""
+    convolutions at each scale (:func:`vision.train_cnn.start_net`). ``keep`` (0..1,
+    with ``init``): each batch's loss is ``1 - keep`` times the cross-entropy against
+    the targets plus ``keep`` times that against the ``init`` model's own readings of
+    the same crops (learning without forgetting: a fine-tune on a few new boards
+    held near what the network learnt from the many it cannot see again)."""
     import torch
     import torch.nn.functional as F
 
@@ -209,7 +213,10 @@ def fit_timed(data: list[Path], val: list[Path], out: Path, seconds: float, widt
     print(f"train {len(y_np)} crops ({int((style < 0).sum())} photoreal, "
           f"{int((npoints >= 0).sum())} with seed points), val {len(vy_np)}, on {dev}",
           file=sys.stderr, flush=True)
+    if not 0.0 <= keep < 1.0 or (keep > 0 and init is None):
+        raise ValueError(f"keep must be from 0 to below 1, and needs init; got {keep}")
     net = start_net(width, init, stages).to(dev)
+    teacher = copy.deepcopy(net).eval() if keep > 0 else None  # the init model, as it reads
     stages = net_stages(net)
     body, top = net[:-5], net[-5:]  # the last feature map (GRID x GRID), then pool and dense
     head = torch.nn.Conv2d(4 * width, 1, 1).to(dev) if density_weight > 0 else None
@@ -246,7 +253,7 @@ def fit_timed(data: list[Path], val: list[Path], out: Path, seconds: float, widt
                                     "batch": batch, "best_val": best,
                                     "init": str(init) if init else None, "max_lr": max_lr,
                                     "density_weight": density_weight,
-                                    "stages": list(stages)})
+                                    "stages": list(stages), "keep": keep})
             line += f" -> wrote {out} (temperature {temp:.3f})"
         print(line, file=sys.stderr, flush=True)
         net.train()
@@ -273,6 +280,10 @@ def fit_timed(data: list[Path], val: list[Path], out: Path, seconds: float, widt
         with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=amp):
             feats = body(xb)
             logits = top(feats)
+        if teacher is not None:
+            with torch.no_grad(), torch.autocast(dev.type, dtype=torch.bfloat16, enabled=amp):
+                taught = F.softmax(teacher(xb).float(), dim=1)
+            tb = (1.0 - keep) * tb + keep * taught
         loss = -(tb * F.log_softmax(logits.float(), dim=1)).sum(dim=1).mean()
         if head is not None:
             assert moved is not None
@@ -313,6 +324,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="convolutions at each scale, as 1,2,2,2 (default: --init's, else 1,1,1,2); "
                          "a deeper network than --init starts from it with identity layers added")
     ap.add_argument("--device", default=None, help="torch device (default: cuda when present, else cpu)")
+    ap.add_argument("--keep", type=float, default=0.0,
+                    help="with --init: the share of each batch's target taken from --init's own "
+                         "readings (learning without forgetting; default 0)")
     args = ap.parse_args(argv)
     import json
 
@@ -321,7 +335,7 @@ def main(argv: list[str] | None = None) -> int:
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
     res = fit_timed(args.data, args.val, args.out, args.seconds, args.width, args.seed,
                     args.photo_weight, args.balance, args.batch, args.init, args.max_lr,
-                    args.density_weight, args.val_every, device, args.stages)
+                    args.density_weight, args.val_every, device, args.stages, args.keep)
     args.out.with_suffix(".json").write_text(json.dumps(res, indent=1))
     print(f"{res['steps']} steps, {res['crops_seen']} crops, best held-out loss {res['best_val']:.4f} "
           f"at {res['best_at_s']} s", file=sys.stderr, flush=True)

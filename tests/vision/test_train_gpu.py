@@ -121,3 +121,36 @@ def test_a_timed_run_leaves_a_model_the_counter_loads(tmp_path: Path) -> None:
     net = CountNet(out)
     p = net.probabilities(list(np.load(data)["crops"][:4]), 1)
     assert p.shape == (4, 41) and np.allclose(p.sum(axis=1), 1.0)
+
+
+def test_keep_holds_a_fine_tune_near_what_the_init_model_reads(tmp_path: Path) -> None:
+    """Every crop labelled empty, whatever it holds: a fine-tune with keep 0 learns to read
+    the pits of 3+ seeds as empty; with keep 0.95 most of each target is what the shipped
+    network reads, so those pits are read as it read them."""
+    sets = generate(64, seed=2)
+    held = sets["y"] >= 3
+    wrong = dict(sets, y=np.zeros_like(sets["y"]))
+    data = tmp_path / "empty.npz"
+    np.savez(data, **wrong)  # type: ignore[arg-type]
+    init = Path(__file__).resolve().parents[2] / "vision" / "models" / "counter_cnn.npz"
+    crops = torch.from_numpy(sets["crops"][held])
+    gen = torch.Generator()
+
+    def empty_share(model: Path) -> float:
+        net = tg.start_net(16, model).eval()
+        gen.manual_seed(5)
+        x, _ = tg.augment_batch(crops, gen)
+        with torch.no_grad():
+            return float(torch.softmax(net(x), dim=1)[:, 0].mean())
+
+    shares = {}
+    for keep in (0.0, 0.95):
+        out = tmp_path / f"k{keep}.npz"
+        tg.fit_timed([data], [data], out, seconds=4.0, batch=32, val_every=100.0, device="cpu",
+                     init=init, max_lr=3e-3, keep=keep, seed=1)
+        shares[keep] = empty_share(out)
+    before = empty_share(init)
+    assert before < 0.2
+    assert shares[0.0] > 0.5 > shares[0.95]
+    with pytest.raises(ValueError, match="keep must be"):
+        tg.fit_timed([data], [data], tmp_path / "x.npz", seconds=1.0, device="cpu", keep=0.5)
