@@ -5,7 +5,8 @@ a square BGR ``uint8`` image of one pit, the pit filling most of it, drawn with
 wide randomisation so that the counter does not learn one board:
 
 * wood from pale to near-black with grain; round (elliptic under perspective)
-  or rounded-square pits with a shaded bowl;
+  or rounded-square pits with a shaded bowl, most with a crisp rim, some a dimple
+  whose wall runs into the wood with no edge;
 * seeds of many looks (grey nuts, glossy brown seeds, pebbles, pale beans,
   glass gems, random colours), 9-45 % of the pit diameter, stacked by a
   sphere-packing deposition into heaps that hide each other;
@@ -69,6 +70,7 @@ class PitStyle:
     jpeg: int
     outline: float
     rectified: bool  # crop cut from a homography-rectified view: round pit, seeds stretched
+    rim_soft: float = 0.0  # 0: the bowl meets the wood at a crisp rim; up to 1: it fades in over that share of the radius
 
 
 def _u(rng: np.random.Generator, a: float, b: float) -> float:
@@ -156,6 +158,8 @@ def random_style(rng: np.random.Generator) -> PitStyle:
         jpeg=int(rng.integers(35, 96)),
         outline=outline,
         rectified=bool(rng.random() < 0.45),
+        # drawn last, so the draws before are those of earlier versions
+        rim_soft=_u(rng, 0.35, 1.0) if rng.random() < 0.3 else 0.0,
     )
 
 
@@ -208,6 +212,9 @@ def _draw_pit(img: np.ndarray, style: PitStyle, rng: np.random.Generator, geom) 
     else:
         rad = np.sqrt(gx * gx + gy * gy)
     inside = np.clip((1.0 - rad) * r * 0.8 + 0.5, 0.0, 1.0)  # anti-aliased edge
+    if style.rim_soft > 0:  # a dimple: its shading fades into the wood towards the rim
+        w = np.clip((1.0 - rad) / style.rim_soft, 0.0, 1.0)
+        inside = inside * w * w * (3.0 - 2.0 * w)
     # Bowl: a spherical cap, from shallow to a hemisphere (k = 1); normals point at its centre.
     k = min(1.0, style.bowl_depth * 2.2)
     nz = np.sqrt(np.clip(1.0 - (k * rad) ** 2, 0.01, None))
@@ -230,7 +237,7 @@ def _draw_pit(img: np.ndarray, style: PitStyle, rng: np.random.Generator, geom) 
     factor = 1.0 + inside * (shade - 1.0)
     # Rim highlight / dark edge line.
     ring = np.exp(-(((rad - 1.0) * r) ** 2) / 1.5)
-    factor = factor + ring * _u(rng, -0.25, 0.25)
+    factor = factor + ring * _u(rng, -0.25, 0.25) * (1.0 - style.rim_soft)
     img *= factor[..., None]
     if rng.random() < 0.5:  # varnish: a specular spot where the bowl mirrors the light
         hx, hy, hz = lx, ly, lz + 1.0

@@ -35,3 +35,26 @@ def test_more_seeds_change_more_of_the_pit() -> None:
 def test_count_out_of_range(count: int) -> None:
     with pytest.raises(ValueError, match="0..40"):
         render_pit(random_style(np.random.default_rng(0)), count, np.random.default_rng(0))
+
+
+def test_a_soft_rim_fades_the_bowl_into_the_wood() -> None:
+    # a bowl drawn on plain white: the shade just inside the rim against just outside it
+    # jumps at a crisp rim and hardly changes at a dimple's; the floor is dark either way
+    from vision.synth_pits import WORK, _draw_pit
+
+    style = replace(random_style(np.random.default_rng(8)), square=False, floor_dark=0.6)
+    cx = cy = WORK / 2
+    r = 0.4 * WORK
+
+    def shade(soft: float) -> np.ndarray:
+        img = np.ones((WORK, WORK, 3), np.float32)
+        _draw_pit(img, replace(style, rim_soft=soft), np.random.default_rng(3), (cx, cy, r, 1.0, 0.0))
+        return img[int(cy), :, 1]
+
+    for soft, jump in ((0.0, (0.2, 1.0)), (0.8, (0.0, 0.05))):
+        row = shade(soft)
+        inner, outer = row[int(cx + 0.95 * r)], row[int(cx + 1.05 * r)]
+        assert jump[0] <= outer - inner <= jump[1], (soft, inner, outer)
+        assert row[int(cx)] < 0.75, soft
+    styles = [random_style(np.random.default_rng(k)) for k in range(200)]
+    assert 0.2 < np.mean([s.rim_soft > 0 for s in styles]) < 0.4
