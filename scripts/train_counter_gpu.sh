@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Train the pit counter on a GPU machine for a fixed time (vision/train_gpu.py).
 #
-#   OUT=DIR [T=SECONDS] [N=PROC_PER_PROCESS] [VAL=RENDER_DIR] [INIT=MODEL] [RUNS="NAME:WIDTH:LR[:STAGES] ..."] \
-#       scripts/train_counter_gpu.sh RENDER_DIR [RENDER_DIR ...]
+#   OUT=DIR [T=SECONDS] [N=PROC_PER_PROCESS] [VAL=RENDER_DIR] [INIT=MODEL] [KEEP=SHARE] \
+#       [RUNS="NAME:WIDTH:LR[:STAGES] ..."] scripts/train_counter_gpu.sh RENDER_DIR [RENDER_DIR ...]
 #
 # Cuts the training crops, all in parallel on the CPUs: each labelled render folder
 # given twice over (the pits cut with the true geometry, `train_cnn photo`, and as the
@@ -14,7 +14,9 @@
 # network; widened first when WIDTH is larger, batch norms frozen; INIT= empty: from
 # scratch) at peak learning rate LR, with STAGES convolutions at each scale when given
 # (as 1,2,2,2; a deeper network than INIT starts from it with identity layers added,
-# `train_cnn.deeper`). Each writes its best model to OUT/NAME.npz (and
+# `train_cnn.deeper`). KEEP (0..1, with INIT): that share of each target is INIT's own
+# reading of the crop (`train_gpu --keep`, learning without forgetting: for a short
+# stage on a few new boards). Each writes its best model to OUT/NAME.npz (and
 # .json, the held-out history); the log is OUT/train.log. Finish a model here with
 # `train_cnn temper`, `widen` and `onnx`, and compare it on fresh renders with
 # benchmarks/counter_models.py.
@@ -23,6 +25,10 @@
 # seven render folders of 40 (about 5 MB each) fit in one call beside the choosing set
 # and INIT, and the cut crops are not kept for the next call: more folders take a
 # second call that starts from the first's model (INIT=OUT_1/B.npz RUNS="B2:32:5e-4").
+# Render some of the folders with `bao render --pit-walls 0.8 2.4` (pits whose walls run
+# into the top face with no crisp rim; the procedural pits draw such dimples too), and
+# some with `--seed-size 0.22 0.46`: the shipped network has seen neither
+# (docs/vision.md, "Fifty-fourth session").
 # Used on 2026-11-26 (one H200) and 2026-11-27 (one H100, three sessions):
 # docs/counting.md, "Trained on a GPU", "Twice the boards", "A deeper network" and
 # "Twenty-seventh session".
@@ -66,7 +72,7 @@ for r in $RUNS; do
   IFS=: read -r name width lr stages <<< "$r"
   seed=$((seed + 1))
   run "$name" ${INIT:+--init "$INIT"} --width "$width" --max-lr "$lr" --seed "$seed" \
-    ${stages:+--stages "$stages"} &
+    ${stages:+--stages "$stages"} ${KEEP:+--keep "$KEEP"} &
 done
 wait
 echo "done in $(( $(date +%s) - t )) s"
