@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from vision.count import crop_smalls
+from vision.errors import stage_main
 from vision.features import PIT_MASK_T
 
 MODEL_PATH = Path(__file__).with_name("models") / "counter_context.npz"
@@ -213,8 +214,8 @@ def counter_reading(image: np.ndarray, south: str = "bottom") -> tuple[Any, list
     return rec, got[0], got[1]
 
 
+@stage_main
 def main(argv: list[str] | None = None) -> int:
-    from vision.errors import VisionError
     from vision.holes import HOLES
     from vision.io import read_image
 
@@ -226,11 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     if model is None:
         print(f"error: no context model at {MODEL_PATH}", file=sys.stderr)
         return 2
-    try:
-        _rec, crops, probs = counter_reading(read_image(args.image), args.south)
-    except VisionError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    _rec, crops, probs = counter_reading(read_image(args.image), args.south)
     feats, ok = context_features(crop_smalls(crops), probs, model.settings)
     after = model.adjust(probs, feats) if ok else probs
     rows = {n: {"counter": int(probs[i].argmax()), "in_context": int(after[i].argmax()),

@@ -27,6 +27,8 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
+from vision.errors import stage_main
+
 #: the further blur's length in pixels (scikit-image's default)
 H_SIZE = 11
 
@@ -82,6 +84,7 @@ def soften(probabilities: np.ndarray, blur: float, start: float, per_unit: float
     return q / q.sum(axis=1, keepdims=True)
 
 
+@stage_main
 def main(argv: list[str] | None = None) -> int:
     from vision.io import read_image
 

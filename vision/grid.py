@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from vision.config import DEFAULT, GridConfig
+from vision.errors import stage_main
 from vision.holes import HOLE_CELL, NYUMBA
 from vision.lattice import fit_lattice, ring_kernel
 
@@ -307,6 +308,7 @@ def draw_grid(canonical: np.ndarray, grid: PitGrid, cfg: GridConfig = DEFAULT.gr
     return out
 
 
+@stage_main
 def main(argv: list[str] | None = None) -> int:
     from vision.io import read_image
     from vision.locate import locate_board

@@ -52,7 +52,7 @@ import cv2
 import numpy as np
 
 from vision.config import DEFAULT, LocateConfig, VisionConfig
-from vision.errors import BoardNotFound
+from vision.errors import BoardNotFound, stage_main
 from vision.outlines import (
     edge_magnitude,
     outline_candidates,
@@ -555,6 +555,7 @@ def draw_quad(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     return out
 
 
+@stage_main
 def main(argv: list[str] | None = None) -> int:
     from vision.io import read_image
 

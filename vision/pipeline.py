@@ -24,7 +24,7 @@ import numpy as np
 from vision.board import fit_board
 from vision.config import DEFAULT, VisionConfig
 from vision.decode import decode, status_pits
-from vision.errors import BoardNotFound
+from vision.errors import BoardNotFound, stage_main
 from vision.focus import crops_blur, soften
 from vision.grid import PitGrid, crossed_pits, edge_breaks, occluded_cells
 from vision.holes import HOLE_CELL, HOLES, NYUMBA, flatten, nested
@@ -383,6 +383,7 @@ def _practice_board() -> np.ndarray:
     return img
 
 
+@stage_main
 def main(argv: list[str] | None = None) -> int:
     from vision.io import read_image
 

@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from vision.config import DEFAULT, RectifyConfig
+from vision.errors import stage_main
 
 SIDES = ("bottom", "top", "left", "right")
 
@@ -145,6 +146,7 @@ def squash(corners: np.ndarray, aspect: float) -> float:
     return float(sv[1] / max(sv[0], 1e-12))
 
 
+@stage_main
 def main(argv: list[str] | None = None) -> int:
     from vision.io import read_image
     from vision.locate import locate_board
