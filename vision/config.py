@@ -153,6 +153,13 @@ class LocateConfig:
     # 460 -> 484 ms)
     pit_scan_refit_below: float = 1.0
     pit_scan_refit_keep: float = 1.5
+    # ... or, whatever it scores, when the fit has an outer column or row whose pits show
+    # less than this x the lattice's median evidence (``PitGrid.evidence``) and the refit
+    # has none: the fit was a line off the pits, onto the table or a thick board's front
+    # face, and the refit settled on them. A thick board from 46 degrees whose far column
+    # barely shows (soft pit walls) had a scan fit of 0.61 one column off, its near column on
+    # the front face at 0.22, refitting to the board at 0.85 (synth_839_0019). None: off
+    pit_scan_refit_weak_outer: float | None = 0.35
     # a pit-scan fit whose playing surface is stretched more unevenly than this at its
     # centre (vision.rectify.squash: about the cosine of the camera's tilt from straight
     # down, times the pitch ratio) is not taken. From 45 degrees or higher a board gives

@@ -484,8 +484,11 @@ def _pit_scanned(image: np.ndarray, cfg: VisionConfig, blobs: bool = False,
             # near the pits but not settled on them: fitted again as an outline would be
             # (150-350 ms; not once an earlier lattice's fit is clear enough to end the search)
             again = fit_top_face(image, fit.corners, fit.aspect, cfg)
+            weak = cfg.locate.pit_scan_refit_weak_outer
+            settled = weak is not None and _weakest_outer(fit) < weak <= _weakest_outer(again)
             if again.grid.score > fit.grid.score and (fit.grid.score < cfg.locate.pit_scan_min_score
-                                                      or again.grid.score >= cfg.locate.pit_scan_refit_keep):
+                                                      or again.grid.score >= cfg.locate.pit_scan_refit_keep
+                                                      or settled):
                 fit = again
         if squash(fit.corners, fit.aspect) < cfg.locate.pit_scan_min_squash:
             continue  # no board seen from 45 degrees or higher: a lattice along the pits' diagonals
@@ -501,6 +504,16 @@ def _pit_scanned(image: np.ndarray, cfg: VisionConfig, blobs: bool = False,
     if best is None:
         return None
     return BoardQuad(best.corners, best.grid.score, best.aspect, "pit_scan_blobs" if blobs else "pit_scan", best)
+
+
+def _weakest_outer(fit: Any) -> float:
+    """The weakest of a fit's outer columns and rows: the median of its pits' evidence
+    (``PitGrid.evidence``, over the lattice's median), -inf when the fit has none."""
+    ev = getattr(fit.grid, "evidence", None)
+    if ev is None:
+        return -np.inf
+    cols, rows = np.median(ev, axis=0), np.median(ev, axis=1)
+    return float(min(cols[0], cols[-1], rows[0], rows[-1]))
 
 
 def _last_resort(image: np.ndarray, cfg: VisionConfig, scan: list[BoardQuad | None] | None) -> BoardQuad | None:
