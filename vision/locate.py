@@ -508,10 +508,11 @@ def _pit_scanned(image: np.ndarray, cfg: VisionConfig, blobs: bool = False,
 
 def _weakest_outer(fit: Any) -> float:
     """The weakest of a fit's outer columns and rows: the median of its pits' evidence
-    (``PitGrid.evidence``, over the lattice's median), -inf when the fit has none."""
+    (``PitGrid.evidence``, over the lattice's median); NaN (no comparison holds) when the
+    fit has none."""
     ev = getattr(fit.grid, "evidence", None)
     if ev is None:
-        return -np.inf
+        return float("nan")
     cols, rows = np.median(ev, axis=0), np.median(ev, axis=1)
     return float(min(cols[0], cols[-1], rows[0], rows[-1]))
 
