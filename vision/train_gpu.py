@@ -194,6 +194,8 @@ def fit_timed(data: list[Path], val: list[Path], out: Path, seconds: float, widt
     the targets plus ``keep`` times that against the ``init`` model's own readings of
     the same crops (learning without forgetting: a fine-tune on a few new boards
     held near what the network learnt from the many it cannot see again)."""
+    if not 0.0 <= keep < 1.0 or (keep > 0 and init is None):
+        raise ValueError(f"keep must be from 0 to below 1, and needs init; got {keep}")
     import torch
     import torch.nn.functional as F
 
@@ -213,8 +215,6 @@ def fit_timed(data: list[Path], val: list[Path], out: Path, seconds: float, widt
     print(f"train {len(y_np)} crops ({int((style < 0).sum())} photoreal, "
           f"{int((npoints >= 0).sum())} with seed points), val {len(vy_np)}, on {dev}",
           file=sys.stderr, flush=True)
-    if not 0.0 <= keep < 1.0 or (keep > 0 and init is None):
-        raise ValueError(f"keep must be from 0 to below 1, and needs init; got {keep}")
     net = start_net(width, init, stages).to(dev)
     teacher = copy.deepcopy(net).eval() if keep > 0 else None  # the init model, as it reads
     stages = net_stages(net)
