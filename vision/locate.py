@@ -510,7 +510,7 @@ def _weakest_outer(fit: Any) -> float:
     """The weakest of a fit's outer columns and rows: the median of its pits' evidence
     (``PitGrid.evidence``, over the lattice's median); NaN (no comparison holds) when the
     fit has none."""
-    ev = fit.grid.evidence
+    ev = getattr(fit.grid, "evidence", None)
     if ev is None:
         return float("nan")
     cols, rows = np.median(ev, axis=0), np.median(ev, axis=1)
