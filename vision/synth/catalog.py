@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 
 from vision.synth.labels import counts_from_position
+from vision.synth.scene import BoardGeometry
 
 
 def labels_in(root: Path) -> list[tuple[Path, dict[str, Any]]]:
@@ -66,7 +67,7 @@ def variety_table(items: list[tuple[Path, dict[str, Any]]]) -> str:
                                  [55, 65, 75, 85, 95])),
         ("pit depth / radius", _bins([r["geometry"]["pit_depth"] / r["geometry"]["pit_radius"]
                                       for r in rs], [0.4, 0.55, 0.7, 0.85, 1.0])),
-        ("pit wall (0.6 a crisp rim .. 2 a dimple)", _bins([r["geometry"].get("pit_wall", 0.6) for r in rs],
+        ("pit wall (0.6 a crisp rim .. 2 a dimple)", _bins([BoardGeometry(**r["geometry"]).pit_wall for r in rs],
                                                             [0.3, 0.7, 1.2, 1.8, 3.01])),
         ("table", cnt(r["table"]["kind"] for r in rs)),
         ("light", cnt(r["light"]["kind"] for r in rs)),
