@@ -60,3 +60,27 @@ def test_render_visibility_needs_labelled_images(tmp_path, capsys: pytest.Captur
     (tmp_path / "game.json").write_text('{"moves": []}')  # JSON, but no image's label
     assert main(["render-visibility", str(tmp_path)]) == 2
     assert "no labelled images in" in capsys.readouterr().err
+
+
+def test_render_passes_the_scene_options_on(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # each option reaches the renderer as its keyword (render_single stands in: no Blender)
+    import vision.synth.generate as generate
+    from webui.commands import render
+
+    calls: list[dict] = []
+
+    def fake(index: int, seed: int, out, **kw: object) -> dict:
+        calls.append({"index": index, "seed": seed, **kw})
+        return {"image": f"synth_{seed}_{index:04d}.jpg"}
+
+    monkeypatch.setattr(render, "_need_bpy", lambda: None)
+    monkeypatch.setattr(generate, "render_single", fake)
+    argv = ["render", "--count", "2", "--start", "3", "--seed", "7", "--out", str(tmp_path),
+            "--varied-layout", "--pit-walls", "1", "2", "--turn", "10", "20"]
+    assert main(argv) == 0
+    assert [c["index"] for c in calls] == [3, 4] and {c["seed"] for c in calls} == {7}
+    assert all(c["varied_layout"] is True and c["pit_walls"] == (1.0, 2.0) and c["turn"] == (10.0, 20.0)
+               for c in calls)
+    calls.clear()
+    assert main(["render", "--count", "1", "--out", str(tmp_path)]) == 0
+    assert calls[0]["varied_layout"] is False and calls[0]["pit_walls"] is None

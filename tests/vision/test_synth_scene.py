@@ -262,6 +262,37 @@ def test_pit_walls_change_only_the_pits_shape() -> None:
         sample_params(np.random.default_rng(0), pit_walls=(2.0, 1.0))
 
 
+def test_varied_layout_changes_only_the_boards_layout() -> None:
+    # bao render --varied-layout: wider ends and gaps, other pit sizes than the usual
+    # boards; the seeds keep their size as a share of the pit, everything else that
+    # seed's scene
+    layout = ("pitch_y", "pit_radius", "middle_gap", "margin_x", "margin_y", "pit_depth",
+              "square_half")
+    gapped, wide_ends, big_pits = set(), 0, 0
+    for k in range(60):
+        before = sample_params(np.random.default_rng(k))
+        varied = sample_params(np.random.default_rng(k), varied_layout=True)
+        g, b = varied["geometry"], before["geometry"]
+        pitch = min(g["pitch_x"], g["pitch_y"])
+        assert 0.8 - 1e-3 <= g["pitch_y"] / g["pitch_x"] <= 1.15 + 1e-3, k
+        assert 0.26 - 1e-3 <= g["pit_radius"] / pitch <= 0.46 + 1e-3, k
+        assert g["middle_gap"] == 0.0 or 0.02 <= g["middle_gap"] <= 0.06, k
+        assert 2 * g["square_half"] < pitch, k
+        # (a share of the pit diameter as the usual boards draw it, 0.27..0.38)
+        share = varied["seeds"]["diameter"] / (2 * g["pit_radius"])
+        assert share == pytest.approx(before["seeds"]["diameter"] / (2 * b["pit_radius"]), abs=5e-3), k
+        assert 0.27 - 5e-3 <= share <= 0.38 + 5e-3, k  # (each rounded to 0.1 mm)
+        gapped.add(g["middle_gap"] > 0)
+        wide_ends += (g["margin_x"] - 0.006) / g["pit_radius"] > 1.9  # past the usual boards' 1.9
+        big_pits += g["pit_radius"] / pitch > 0.43  # ... and their 0.43
+        for key in layout:
+            del g[key], b[key]
+        del varied["seeds"]["diameter"], before["seeds"]["diameter"]
+        assert varied == before, k
+    assert gapped == {True, False}
+    assert wide_ends >= 20 and big_pits >= 3
+
+
 def test_another_image_size_changes_only_the_camera_frame() -> None:
     # bao render --size 640 480: a webcam's frame, the same scene of that seed
     for k in range(10):

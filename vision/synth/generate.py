@@ -116,13 +116,15 @@ def render_single(index: int, seed: int, out_dir: Path, samples: int = DEFAULT_S
                   size: tuple[int, int] | None = None,
                   woods: Sequence[str] | None = None,
                   tables: Sequence[str] | None = None,
-                  pit_walls: tuple[float, float] | None = None) -> dict[str, Any]:
+                  pit_walls: tuple[float, float] | None = None,
+                  varied_layout: bool = False) -> dict[str, Any]:
     """Render image ``index`` of run ``seed`` into ``out_dir``; returns its label.
 
     ``scale`` (percent) overrides the parameter set's render resolution;
     ``heaps`` > 0 puts that many heaps of 16..30 seeds on the board
     (:func:`vision.synth.params.sample_counts`); ``seed_kinds``,
-    ``seed_size``, ``fill``, ``elevation``, ``thickness``, ``turn``, ``woods``, ``tables`` and ``pit_walls`` are passed to
+    ``seed_size``, ``fill``, ``elevation``, ``thickness``, ``turn``, ``woods``, ``tables``,
+    ``pit_walls`` and ``varied_layout`` are passed to
     :func:`vision.synth.params.sample_params`, ``hand_share`` as its ``hand_prob``
     (None: :data:`vision.synth.params.HAND_SHARE`); ``size`` (width, height) is the
     image's size in pixels (None: 1280 x 720; ``scale`` is a percentage of it)."""
@@ -135,7 +137,8 @@ def render_single(index: int, seed: int, out_dir: Path, samples: int = DEFAULT_S
                            hand_prob=HAND_SHARE if hand_share is None else hand_share,
                            seed_kinds=seed_kinds, seed_size=seed_size, fill=fill,
                            elevation=elevation, thickness=thickness, turn=turn,
-                           woods=woods, tables=tables, pit_walls=pit_walls)
+                           woods=woods, tables=tables, pit_walls=pit_walls,
+                           varied_layout=varied_layout)
     req = sample_counts(rng, heaps)
     if scale is not None:
         params["sensor"]["render_scale"] = int(scale)

@@ -77,6 +77,33 @@ def sample_geometry(rng: np.random.Generator,
     )
 
 
+#: the ranges ``bao render --varied-layout`` draws a board's layout from, wider than
+#: :func:`sample_geometry`'s: rows pitched 0.8..1.15 times the columns, pits of 26..46 %
+#: of the pitch and 0.35..1 of their radius deep, halves up to 6 cm apart, ends up to
+#: 3.6 pit radii past the pits, sides up to 2.6
+VARIED_LAYOUT = {"row_pitch": (0.8, 1.15), "radius": (0.26, 0.46), "gap": (0.02, 0.06),
+                 "margin_x": (1.2, 3.6), "margin_y": (1.1, 2.6), "depth": (0.35, 1.0)}
+
+
+def sample_varied_layout(geom: BoardGeometry, rng: np.random.Generator) -> BoardGeometry:
+    """``geom`` with its layout drawn again from :data:`VARIED_LAYOUT`: the row pitch
+    (from the column pitch), the pits' size and depth, the middle gap (none on half the
+    boards) and the margins; the column pitch, thickness, bevel and wall shape stay."""
+    v = VARIED_LAYOUT
+    px = geom.pitch_x
+    py = px * rng.uniform(*v["row_pitch"])
+    r = min(px, py) * rng.uniform(*v["radius"])
+    gap = rng.uniform(*v["gap"]) if rng.uniform() < 0.5 else 0.0
+    return replace(
+        geom, pitch_y=_f(py), pit_radius=_f(r), middle_gap=_f(gap),
+        margin_x=_f(rng.uniform(*v["margin_x"]) * r + 0.006),
+        margin_y=_f(rng.uniform(*v["margin_y"]) * r + 0.005),
+        pit_depth=_f(r * rng.uniform(*v["depth"])),
+        # (the nyumba as large as a pit or a little larger, never touching its neighbours)
+        square_half=_f(min(r * rng.uniform(0.85, 1.1), min(px, py) * 0.47)),
+    )
+
+
 def _check_names(what: str, asked: Sequence[str] | None, known: Sequence[str]) -> None:
     """Raise ``ValueError`` unless ``asked`` is None or names at least one ``what``, all known."""
     if asked is None:
@@ -189,7 +216,8 @@ def sample_params(rng: np.random.Generator, width: int = 1280, height: int = 720
                   turn: tuple[float, float] | None = None,
                   woods: Sequence[str] | None = None,
                   tables: Sequence[str] | None = None,
-                  pit_walls: tuple[float, float] | None = None) -> dict[str, Any]:
+                  pit_walls: tuple[float, float] | None = None,
+                  varied_layout: bool = False) -> dict[str, Any]:
     """One full random parameter set (everything except the seed counts).
 
     ``seed_kinds`` (any of :data:`SEED_KINDS` and :data:`EXTRA_SEED_KINDS`) are
@@ -208,6 +236,9 @@ def sample_params(rng: np.random.Generator, width: int = 1280, height: int = 720
     ``pit_walls`` (LO, HI) draws the pits' wall shape
     (:attr:`vision.synth.scene.BoardGeometry.pit_wall`, 0.6 when not given: a steep
     wall, a crisp rim) from LO..HI, from a generator of its own as ``turn``.
+    ``varied_layout`` draws the board's layout again from wider ranges
+    (:func:`sample_varied_layout`: wide ends and gaps, other pit sizes), from a generator
+    of its own too; the seeds keep their size as a share of the pit.
     """
     check_seed_options(seed_kinds, seed_size)
     check_look(woods, tables)
@@ -301,6 +332,10 @@ def sample_params(rng: np.random.Generator, width: int = 1280, height: int = 720
         extra = np.random.default_rng([physics_seed, 7])
         way = float(extra.choice([-1, 1]))
         camera["azimuth"] = _f(azimuth + way * extra.uniform(*turn), 2)
+    if varied_layout:
+        was = geom.pit_radius
+        geom = sample_varied_layout(geom, np.random.default_rng([physics_seed, 13]))
+        seeds["diameter"] = _f(seed_d * geom.pit_radius / was)
     if pit_walls is not None:
         geom = replace(geom, pit_wall=_f(np.random.default_rng([physics_seed, 11]).uniform(*pit_walls), 3))
     return {"geometry": geom.__dict__.copy(), "wood": wood, "seeds": seeds, "table": table,

@@ -61,6 +61,11 @@ def register(subparsers: Any) -> None:
     )
     for option, text in ranges:
         p.add_argument(option, type=float, nargs=2, default=None, metavar=("LO", "HI"), help=text)
+    p.add_argument("--varied-layout", action="store_true",
+                   help="draw each board's layout from wider ranges than the usual boards': "
+                        "ends up to 3.6 pit radii past the pits, halves up to 6 cm apart, "
+                        "pits of 26-46 %% of the pitch, rows pitched 0.8-1.15 times the "
+                        "columns")
     p.add_argument("--hand-share", type=float, default=None, metavar="SHARE",
                    help="the share of boards with a player's hand over them, 0..1 (default "
                         "0.2; 1: a hand on every board)")
@@ -184,7 +189,8 @@ def _render(args: argparse.Namespace) -> int:
                               seed_kinds=kinds, seed_size=seed_size, fill=fill,
                               elevation=elevation, thickness=thickness,
                               hand_share=args.hand_share, turn=turn, size=image_size,
-                              woods=woods, tables=tables, pit_walls=pit_walls)
+                              woods=woods, tables=tables, pit_walls=pit_walls,
+                              varied_layout=args.varied_layout)
         progress(k + 1, args.count, started, label["image"])
     return 0
 
