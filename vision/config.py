@@ -369,6 +369,12 @@ class GridConfig:
     # edge_unseen_ratio None: off
     edge_view_border: float = 3.0
     edge_unseen_ratio: float | None = 0.12
+    # ... not counting the view's outermost edge_unseen_border / pitch on each side: a step
+    # there is an edge beyond the view that its border cuts. A board whose ends lay 1.56
+    # pitches past its outer pits' centres showed only the foot of its end's step at the
+    # border of the 1.6-pitch view, so its ends were taken at the rims' slope, 54 px off
+    # (synth_877_0012, `bao render --varied-layout`)
+    edge_unseen_border: float = 0.08
     # a lattice whose row pairs 0-1 and 2-3 look more like tall pits than its points look like
     # pits (vision.lattice_checks.paired_ratios; 0.2-0.7 on 230 boards, 1.8 and 2.3 on the two fits of
     # half the row pitch among them) is fitted again from twice the row pitch

@@ -184,13 +184,16 @@ def _sides_unseen(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float, 
     the edge search's start on each under ``GridConfig.edge_unseen_ratio`` x the strongest
     at or between the rims (the view ends before the board's edges: wide margins, alike on
     both sides as a Bao board's are; one side alone so flat is a side face in shade, a
-    hand or the image's border)."""
+    hand or the image's border). The view's outermost ``GridConfig.edge_unseen_border`` x
+    the pitch on each side does not count: a step there is the start of an edge beyond
+    the view, cut by its border."""
     lo_end, hi_start = _search_starts(inner_lo, inner_hi, p, cfg)
     inside = prof[max(int(inner_lo) - 3, 0) : int(inner_hi) + 4]
-    if cfg.edge_unseen_ratio is None or not len(inside) or lo_end <= 0 or hi_start >= len(prof):
+    cut = int(round(cfg.edge_unseen_border * p))
+    if cfg.edge_unseen_ratio is None or not len(inside) or lo_end <= cut or hi_start >= len(prof) - cut:
         return False
     level = cfg.edge_unseen_ratio * float(inside.max())
-    return float(prof[:lo_end].max()) < level and float(prof[hi_start:].max()) < level
+    return float(prof[cut:lo_end].max()) < level and float(prof[hi_start:len(prof) - cut].max()) < level
 
 
 def surface_edges(view: np.ndarray, grid: PitGrid, gap: float, cfg: GridConfig = DEFAULT.grid,

@@ -361,6 +361,27 @@ def test_a_scan_fit_a_column_off_onto_the_front_face_is_refitted_onto_the_pits()
     assert corner_errors(recognize(image, south=label["south_side"], cfg=old), label).max() > 40.0
 
 
+def test_a_boards_ends_just_past_the_lattice_view_are_found_on_the_wider_view() -> None:
+    # GridConfig.edge_unseen_border (sample_images/hard/synth_877_0012: a board whose ends
+    # lie far past its pits, drawn as `bao render --varied-layout` draws them): the ends
+    # lay 1.56 pitches past the outer pits' centres, and the 1.6-pitch lattice view showed
+    # only the foot of their step at its border. That foot counted as a step in view, so
+    # the wider view was not searched, and the ends were taken at the rims' slope, 54 px
+    # off. Not counting the view's border, both sides show none, and the wider view finds
+    # the ends
+    from dataclasses import replace
+
+    from vision.config import DEFAULT
+
+    image, label = hard_sample("synth_877_0012")
+    got = recognize(image, south=label["south_side"])
+    assert corner_errors(got, label).max() < 8.0
+    off = pit_offsets(got.pit_centers_px, label)
+    assert np.median(off) < 5.0 and off.max() < 12.0
+    old = replace(DEFAULT, grid=replace(DEFAULT.grid, edge_unseen_border=0.0))
+    assert corner_errors(recognize(image, south=label["south_side"], cfg=old), label).max() > 40.0
+
+
 def _heap_pit(label: dict) -> str:
     """The pit holding the label's largest count."""
     truth = flatten(label["position"])
