@@ -26,9 +26,10 @@
 # and INIT, and the cut crops are not kept for the next call: more folders take a
 # second call that starts from the first's model (INIT=OUT_1/B.npz RUNS="B2:32:5e-4").
 # Render some of the folders with `bao render --pit-walls 0.8 2.4` (pits whose walls run
-# into the top face with no crisp rim; the procedural pits draw such dimples too), and
-# some with `--seed-size 0.22 0.46`: the shipped network has seen neither
-# (docs/vision.md, "Fifty-fourth session").
+# into the top face with no crisp rim; the procedural pits draw such dimples too), some
+# with `--seed-size 0.22 0.46` and some with `--varied-layout` (wide ends and gaps, pits
+# of 26-46 % of the pitch): the shipped network has seen none of them (docs/vision.md,
+# "Fifty-fourth session" and "Fifty-fifth session").
 # Used on 2026-11-26 (one H200) and 2026-11-27 (one H100, three sessions):
 # docs/counting.md, "Trained on a GPU", "Twice the boards", "A deeper network" and
 # "Twenty-seventh session".
