@@ -16,6 +16,13 @@ model file in ``vision/models``. Per crop file and model: exact share overall an
 count bucket (0, 1-3, 4-8, 9-15, 16+), mean absolute error of the most likely count,
 mean log loss, and how many heaps of 16+ lie inside the 90 % interval
 (:func:`vision.count.interval`). Prints a table and writes JSON.
+
+``--as count-pit``: each model is instead a candidate for the *second* network of ``bao
+count-pit`` (``vision/models/counter_cnn_broad.npz``), read with the shipped board network
+as ``bao count-pit`` reads a crop (8 views, both networks; :func:`vision.count.count_pits`
+with ``broad=True``). Give the crops of ``train_cnn photo --camera`` (a pit as a photo of
+one pit shows it); ``--degrade webcam`` spoils each crop first as
+``benchmarks/count_eval.py --degrade`` does.
 """
 
 from __future__ import annotations
@@ -32,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from vision import count as count_mod  # noqa: E402
-from vision.cnn import CountNet  # noqa: E402
+from vision.cnn import BROAD_MODEL_PATH, MODEL_PATH, CountNet  # noqa: E402
 from vision.config import CountConfig  # noqa: E402
 from vision.count import count_pits, interval  # noqa: E402
 from vision.count_data import COUNT_BUCKETS  # noqa: E402
@@ -45,6 +52,15 @@ def read(model: Path, crops: np.ndarray) -> np.ndarray:
     with mock.patch.object(count_mod, "load_net", lambda *a, **k: net):
         out = count_pits(list(crops), None, None,
                          (cfg.recheck_below, cfg.recheck_views, cfg.recheck_max_count))
+    return np.stack([np.asarray(r.probabilities, np.float64) for r in out])
+
+
+def read_as_count_pit(model: Path, crops: np.ndarray) -> np.ndarray:
+    """Probabilities (N, 41) of ``bao count-pit`` on ``crops`` with ``model`` as its second
+    (broad) network and the shipped board network as its first."""
+    nets = {str(MODEL_PATH): CountNet(MODEL_PATH), str(BROAD_MODEL_PATH): CountNet(model)}
+    with mock.patch.object(count_mod, "load_net", lambda path=MODEL_PATH, *a, **k: nets[str(path)]):
+        out = count_pits(list(crops), None, 8, broad=True)
     return np.stack([np.asarray(r.probabilities, np.float64) for r in out])
 
 
@@ -69,20 +85,34 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--models", type=Path, nargs="+", required=True)
     ap.add_argument("--crops", type=Path, nargs="+", required=True)
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "counter_models.json")
+    ap.add_argument("--as", dest="mode", choices=("board", "count-pit"), default="board",
+                    help="read as the board pipeline (the models are board networks; default) or "
+                         "as bao count-pit (the models are candidates for its second network)")
+    ap.add_argument("--degrade", default="none",
+                    help="spoil every crop first, as benchmarks/count_eval.py --degrade (webcam, ...)")
     args = ap.parse_args(argv)
+    from count_eval import DEGRADE
+
+    if args.degrade not in DEGRADE:
+        raise SystemExit(f"counter_models: --degrade must be one of {', '.join(sorted(DEGRADE))}, "
+                         f"got {args.degrade}")
     for path in [*args.models, *args.crops]:
         if not path.is_file():
             raise SystemExit(f"counter_models: no such file: {path}")
-    results: dict = {"models": [str(m) for m in args.models], "sets": {}}
+    results: dict = {"models": [str(m) for m in args.models], "as": args.mode, "degrade": args.degrade,
+                     "sets": {}}
     for crops_path in args.crops:
         data = np.load(crops_path)
         crops, y = data["crops"], data["y"].astype(np.int64)
+        if args.degrade != "none":
+            rng = np.random.default_rng(5)  # (as count_eval spoils its crops)
+            crops = np.stack([DEGRADE[args.degrade](c, rng) for c in crops])
         print(f"== {crops_path} ({len(y)} pits)")
         print(f"{'model':40s} {'exact':>6s} {'0':>6s} {'1-3':>6s} {'4-8':>6s} {'9-15':>6s} "
               f"{'MAE':>6s} {'logloss':>7s} 16+in")
         rows = {}
         for model in args.models:
-            s = score(read(model, crops), y)
+            s = score((read_as_count_pit if args.mode == "count-pit" else read)(model, crops), y)
             rows[str(model)] = s
 
             def f(v: float | None) -> str:
