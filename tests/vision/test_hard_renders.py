@@ -16,6 +16,7 @@ from samples import (
     pit_offsets,
 )
 
+from vision.config import VisionConfig
 from vision.errors import BoardNotFound
 from vision.holes import HOLES, flatten
 from vision.pipeline import recognize
@@ -341,6 +342,18 @@ def test_a_pale_board_on_bricks_is_not_taken_one_row_off() -> None:
     assert corner_errors(got, label).max() < 20.0
 
 
+def _in_place_now_not_before(name: str, before: VisionConfig, corner_max: float, pit_max: float) -> None:
+    """Hard sample ``name`` read in place (every corner within ``corner_max`` px, its pits'
+    median offset within 5 px and the largest within ``pit_max``), and read with its corners
+    over 40 px off under ``before``, the settings before the change that fixed it."""
+    image, label = hard_sample(name)
+    got = recognize(image, south=label["south_side"])
+    assert corner_errors(got, label).max() < corner_max
+    off = pit_offsets(got.pit_centers_px, label)
+    assert np.median(off) < 5.0 and off.max() < pit_max
+    assert corner_errors(recognize(image, south=label["south_side"], cfg=before), label).max() > 40.0
+
+
 def test_a_scan_fit_a_column_off_onto_the_front_face_is_refitted_onto_the_pits() -> None:
     # LocateConfig.pit_scan_refit_weak_outer (sample_images/hard/synth_839_0019: a thick
     # board with soft-walled pits, `bao render --pit-walls`, seen from 46 degrees): the far
@@ -352,13 +365,8 @@ def test_a_scan_fit_a_column_off_onto_the_front_face_is_refitted_onto_the_pits()
 
     from vision.config import DEFAULT
 
-    image, label = hard_sample("synth_839_0019")
-    got = recognize(image, south=label["south_side"])
-    assert corner_errors(got, label).max() < 10.0
-    off = pit_offsets(got.pit_centers_px, label)
-    assert np.median(off) < 5.0 and off.max() < 15.0
-    old = replace(DEFAULT, locate=replace(DEFAULT.locate, pit_scan_refit_weak_outer=None))
-    assert corner_errors(recognize(image, south=label["south_side"], cfg=old), label).max() > 40.0
+    _in_place_now_not_before("synth_839_0019", replace(
+        DEFAULT, locate=replace(DEFAULT.locate, pit_scan_refit_weak_outer=None)), 10.0, 15.0)
 
 
 def test_a_boards_ends_just_past_the_lattice_view_are_found_on_the_wider_view() -> None:
@@ -373,13 +381,8 @@ def test_a_boards_ends_just_past_the_lattice_view_are_found_on_the_wider_view() 
 
     from vision.config import DEFAULT
 
-    image, label = hard_sample("synth_877_0012")
-    got = recognize(image, south=label["south_side"])
-    assert corner_errors(got, label).max() < 8.0
-    off = pit_offsets(got.pit_centers_px, label)
-    assert np.median(off) < 5.0 and off.max() < 12.0
-    old = replace(DEFAULT, grid=replace(DEFAULT.grid, edge_unseen_border=0.0))
-    assert corner_errors(recognize(image, south=label["south_side"], cfg=old), label).max() > 40.0
+    _in_place_now_not_before("synth_877_0012", replace(
+        DEFAULT, grid=replace(DEFAULT.grid, edge_unseen_border=0.0)), 8.0, 12.0)
 
 
 def _heap_pit(label: dict) -> str:
