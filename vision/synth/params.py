@@ -79,8 +79,9 @@ def sample_geometry(rng: np.random.Generator,
 
 #: the ranges ``bao render --varied-layout`` draws a board's layout from, wider than
 #: :func:`sample_geometry`'s: rows pitched 0.8..1.15 times the columns, pits of 26..46 %
-#: of the pitch and 0.35..1 of their radius deep, halves up to 6 cm apart, ends up to
-#: 3.6 pit radii past the pits, sides up to 2.6
+#: of the pitch and 0.35..1 of their radius deep, halves up to 6 cm apart, end margins
+#: (beyond the pits' cells, ``BoardGeometry.margin_x``) up to 3.6 pit radii + 6 mm, sides
+#: up to 2.6 + 5 mm
 VARIED_LAYOUT = {"row_pitch": (0.8, 1.15), "radius": (0.26, 0.46), "gap": (0.02, 0.06),
                  "margin_x": (1.2, 3.6), "margin_y": (1.1, 2.6), "depth": (0.35, 1.0)}
 

@@ -63,7 +63,8 @@ def register(subparsers: Any) -> None:
         p.add_argument(option, type=float, nargs=2, default=None, metavar=("LO", "HI"), help=text)
     p.add_argument("--varied-layout", action="store_true",
                    help="draw each board's layout from wider ranges than the usual boards': "
-                        "ends up to 3.6 pit radii past the pits, halves up to 6 cm apart, "
+                        "end margins up to 3.6 pit radii (+6 mm) beyond the pits' cells, halves up to "
+                        "6 cm apart, "
                         "pits of 26-46 %% of the pitch, rows pitched 0.8-1.15 times the "
                         "columns")
     p.add_argument("--hand-share", type=float, default=None, metavar="SHARE",
