@@ -37,6 +37,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from count_eval import DEGRADE  # noqa: E402
 
 from vision import count as count_mod  # noqa: E402
 from vision.cnn import BROAD_MODEL_PATH, MODEL_PATH, CountNet  # noqa: E402
@@ -88,14 +91,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--as", dest="mode", choices=("board", "count-pit"), default="board",
                     help="read as the board pipeline (the models are board networks; default) or "
                          "as bao count-pit (the models are candidates for its second network)")
-    ap.add_argument("--degrade", default="none",
-                    help="spoil every crop first, as benchmarks/count_eval.py --degrade (webcam, ...)")
+    ap.add_argument("--degrade", choices=sorted(DEGRADE), default="none",
+                    help="spoil every crop first, as benchmarks/count_eval.py --degrade does")
     args = ap.parse_args(argv)
-    from count_eval import DEGRADE
-
-    if args.degrade not in DEGRADE:
-        raise SystemExit(f"counter_models: --degrade must be one of {', '.join(sorted(DEGRADE))}, "
-                         f"got {args.degrade}")
     for path in [*args.models, *args.crops]:
         if not path.is_file():
             raise SystemExit(f"counter_models: no such file: {path}")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +17,6 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _load():
-    sys.path.insert(0, str(ROOT / "benchmarks"))  # (it imports count_eval beside it)
     spec = importlib.util.spec_from_file_location("counter_models", ROOT / "benchmarks" / "counter_models.py")
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
@@ -47,7 +45,8 @@ def test_count_pit_mode_reads_as_bao_count_pit_does(crops_file: Path) -> None:
     assert np.abs(mod.read_as_count_pit(MODEL_PATH, crops) - want).max() > 1e-4
 
 
-def test_results_name_the_mode_and_spoiling(crops_file: Path, tmp_path: Path) -> None:
+def test_results_name_the_mode_and_spoiling(crops_file: Path, tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
     mod = _load()
     out = tmp_path / "cm.json"
     assert mod.main(["--as", "count-pit", "--degrade", "webcam", "--models", str(BROAD_MODEL_PATH),
@@ -56,6 +55,7 @@ def test_results_name_the_mode_and_spoiling(crops_file: Path, tmp_path: Path) ->
     assert res["as"] == "count-pit" and res["degrade"] == "webcam"
     row = res["sets"][str(crops_file)][str(BROAD_MODEL_PATH)]
     assert row["pits"] == 6 and 0.0 <= row["exact"] <= 1.0
-    with pytest.raises(SystemExit, match="--degrade must be one of"):
+    with pytest.raises(SystemExit):
         mod.main(["--degrade", "fog", "--models", str(MODEL_PATH), "--crops", str(crops_file),
                   "--out", str(out)])
+    assert "invalid choice: 'fog'" in capsys.readouterr().err
