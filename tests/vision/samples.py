@@ -1,9 +1,10 @@
 """Where the committed renders lie (``sample_images/``: the singles, the games and the
-hard renders, each of which showed a rule of the board pipeline), and how far a
-reading's corners and pits lie from their labels."""
+hard renders, each of which showed a rule of the board pipeline), how far a
+reading's corners and pits lie from their labels, and the benchmark scripts as modules."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,8 @@ import numpy as np
 
 from vision.holes import HOLES
 
-SAMPLES = Path(__file__).resolve().parents[2] / "sample_images"
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "sample_images"
 SINGLES = SAMPLES / "singles"
 GAMES = SAMPLES / "games"
 HARD = SAMPLES / "hard"
@@ -47,3 +49,12 @@ def grid_changed(**changes: Any) -> Any:
     from vision.config import DEFAULT
 
     return replace(DEFAULT, grid=replace(DEFAULT.grid, **changes))
+
+
+def load_benchmark(name: str) -> Any:
+    """``benchmarks/NAME.py`` loaded as a module (the benchmarks are scripts, not a package)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod

@@ -2,26 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 from drawn_pit import drawn_pit
+from samples import load_benchmark
 
 from vision.cnn import BROAD_MODEL_PATH, MODEL_PATH
 from vision.count import count_pits
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load():
-    spec = importlib.util.spec_from_file_location("counter_models", ROOT / "benchmarks" / "counter_models.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +26,7 @@ def crops_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_count_pit_mode_reads_as_bao_count_pit_does(crops_file: Path) -> None:
     # the shipped second network given as the candidate: the same distributions as
     # count_pits(..., 8 views, broad=True), which bao count-pit runs
-    mod = _load()
+    mod = load_benchmark("counter_models")
     crops = np.load(crops_file)["crops"]
     got = mod.read_as_count_pit(BROAD_MODEL_PATH, crops)
     want = np.stack([r.probabilities for r in count_pits(list(crops), None, 8, broad=True)])
@@ -47,7 +37,7 @@ def test_count_pit_mode_reads_as_bao_count_pit_does(crops_file: Path) -> None:
 
 def test_results_name_the_mode_and_spoiling(crops_file: Path, tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
-    mod = _load()
+    mod = load_benchmark("counter_models")
     out = tmp_path / "cm.json"
     assert mod.main(["--as", "count-pit", "--degrade", "webcam", "--models", str(BROAD_MODEL_PATH),
                      "--crops", str(crops_file), "--out", str(out)]) == 0

@@ -4,25 +4,20 @@ and benchmarks/vision_ab.py (two checkouts timed on the same images, interleaved
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 import math
 import shutil
 from pathlib import Path
 
 import pytest
-from samples import GAMES, SINGLES
+from samples import GAMES, SINGLES, load_benchmark
 
 ROOT = Path(__file__).resolve().parents[2]
 GAME = GAMES / "game_01"
 
 
 def _load(name: str = "vision_eval"):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_benchmark(name)
 
 
 def _one_frame(tmp_path: Path) -> Path:
