@@ -11,8 +11,11 @@ thousand renders in minutes:
         --procs 16 --name s28_ends
 
 prints, per set and variant, the boards found, found in place (mean corner error
-under 30 px), and the median time (a time taken with many workers at once is no
-measure of the pipeline's speed; use vision_ab.py for that); then each image whose
+under 30 px), those whose pits lie in place too (:func:`pit_offset` under half a pit
+pitch, as vision_eval's ``in_place``: an outline can be right with a lattice row on
+the wood between the board's halves), and the median time (a time taken with many
+workers at once is no measure of the pipeline's speed; use vision_ab.py for that);
+then each image whose
 result differs between variants. Writes ``benchmarks/results/locate_variants_NAME.json``
 with each image's result under each variant.
 """
@@ -35,6 +38,18 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 IN_PLACE_PX = 30.0
+
+
+def pit_offset(found: np.ndarray, truth: np.ndarray) -> float:
+    """How far the found pits lie from the labelled ones, in labelled pit pitches (the
+    median distance between row neighbours): the median over the 32 pits of each found
+    centre's distance to its labelled one, at the best of the lattice's four readings
+    (rows and columns each either way; which side is South is not the locate stage's to
+    say). Under 0.5, the pits are in place. ``found``, ``truth``: (4, 8, 2) px, a
+    lattice's rows and columns and the label's (:data:`vision.holes.HOLES` order)."""
+    pitch = float(np.median(np.linalg.norm(np.diff(truth, axis=1), axis=2)))
+    return min(float(np.median(np.linalg.norm(found[::r, ::c] - truth, axis=2)))
+               for r in (1, -1) for c in (1, -1)) / pitch
 
 
 def parse_variant(text: str) -> tuple[str, dict[str, dict[str, object]]]:
@@ -95,8 +110,10 @@ def _init(variants: dict[str, dict[str, dict[str, object]]]) -> None:
 
 def _job(arg: tuple[str, str]) -> dict:
     from vision.errors import BoardNotFound
+    from vision.holes import HOLES
     from vision.io import read_image
     from vision.locate import locate_board
+    from vision.rectify import to_image
 
     path, name = arg
     img = read_image(path)
@@ -104,17 +121,22 @@ def _job(arg: tuple[str, str]) -> dict:
     try:
         q = locate_board(img, _CONFIGS[name])  # type: ignore[arg-type]
         corners, method, score = np.asarray(q.corners, float), q.method, float(q.score)
+        pits = None if q.fit is None else to_image(q.fit.grid.centres.reshape(-1, 2), q.fit.hmat).reshape(4, 8, 2)
     except BoardNotFound:
-        corners, method, score = None, "none", None
+        corners, method, score, pits = None, "none", None, None
     ms = 1000.0 * (time.perf_counter() - t)
-    err = None
+    err = off = None
     label = Path(path).with_suffix(".json")
     if corners is not None and label.exists():
-        truth = np.array(json.loads(label.read_text())["corners_px"], float)
+        lab = json.loads(label.read_text())
+        truth = np.array(lab["corners_px"], float)
         err = float(min(np.mean(np.linalg.norm(np.roll(corners, k, 0) - truth, axis=1)) for k in range(4)))
+        if pits is not None and set(lab.get("pit_centers_px") or ()) >= set(HOLES):
+            off = pit_offset(pits, np.array([lab["pit_centers_px"][n] for n in HOLES], float).reshape(4, 8, 2))
     return {"image": path, "variant": name, "ms": round(ms, 1), "method": method,
             "score": None if score is None else round(score, 3),
-            "corner_error_px": None if err is None else round(err, 2)}
+            "corner_error_px": None if err is None else round(err, 2),
+            "pit_offset": None if off is None else round(off, 3)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -151,21 +173,28 @@ def main(argv: list[str] | None = None) -> int:
             rs = [by_image[i][v] for i in imgs]
             found = sum(r["method"] != "none" for r in rs)
             placed = sum(r["corner_error_px"] is not None and r["corner_error_px"] < IN_PLACE_PX for r in rs)
-            summary[group][v] = {"images": len(rs), "found": found, "in_place": placed,
+            pits = sum(r["corner_error_px"] is not None and r["corner_error_px"] < IN_PLACE_PX
+                       and r.get("pit_offset") is not None and r["pit_offset"] < 0.5 for r in rs)
+            summary[group][v] = {"images": len(rs), "found": found, "in_place": placed, "pits_in_place": pits,
                                  "median_ms": float(np.median([r["ms"] for r in rs]))}
-            what = f"false boards {found}" if group == "bare tables" else f"found {found} in place {placed}"
+            what = (f"false boards {found}" if group == "bare tables"
+                    else f"found {found} in place {placed} (pits too {pits})")
             print(f"{group:>24} {v:>8}: {len(rs)} images, {what}, median {summary[group][v]['median_ms']:.0f} ms")
-    totals = {v: {k: sum(summary[g][v][k] for g in summary if g != "bare tables") for k in ("images", "found", "in_place")}
+    totals = {v: {k: sum(summary[g][v][k] for g in summary if g != "bare tables")
+                  for k in ("images", "found", "in_place", "pits_in_place")}
               for v in variants}
     for v, t in totals.items():
-        print(f"{'all sets':>24} {v:>8}: {t['images']} images, found {t['found']} in place {t['in_place']}")
+        print(f"{'all sets':>24} {v:>8}: {t['images']} images, found {t['found']} in place {t['in_place']}"
+              f" (pits too {t['pits_in_place']})")
     differing = []
     for img in sorted(by_image):
         rs = by_image[img]
-        keys = {v: (r["method"], None if r["corner_error_px"] is None else round(r["corner_error_px"])) for v, r in rs.items()}
+        keys = {v: (r["method"], None if r["corner_error_px"] is None else round(r["corner_error_px"]),
+                    None if r.get("pit_offset") is None else r["pit_offset"] < 0.5) for v, r in rs.items()}
         if len(set(keys.values())) > 1:
             differing.append(img)
-            print(img, " | ".join(f"{v}: {m} {'-' if e is None else f'{e} px'}" for v, (m, e) in keys.items()))
+            print(img, " | ".join(f"{v}: {m} {'-' if e is None else f'{e} px'}{' pits off' if ok is False else ''}"
+                                  for v, (m, e, ok) in keys.items()))
     out = ROOT / "benchmarks" / "results" / f"locate_variants_{args.name}.json"
     out.write_text(json.dumps({"variants": {v: c for v, c in variants.items()}, "summary": summary,
                                "totals": totals, "differing": differing,

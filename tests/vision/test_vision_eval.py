@@ -9,6 +9,7 @@ import math
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 from samples import GAMES, SINGLES, load_benchmark
 
@@ -258,6 +259,16 @@ def test_locate_variants_parses_settings_and_names_a_wrong_one() -> None:
         mod.build_config({"grid": {"nope": 1}})
     with pytest.raises(SystemExit, match="no settings section"):
         mod.build_config({"gird": {"x": 1}})
+
+
+def test_locate_variants_pit_offset_reads_the_lattice_either_way_and_sees_a_row_slip() -> None:
+    mod = _load("locate_variants")
+    cols, rows = np.meshgrid(np.arange(8) * 20.0, np.arange(4) * 15.0)
+    truth = np.stack([cols + 100, rows + 50], -1)  # (4, 8, 2): pits 20 px apart along a row
+    assert mod.pit_offset(truth[::-1, ::-1].copy(), truth) == 0.0  # the board read from its other side
+    assert mod.pit_offset(truth[:, ::-1] + 2.0, truth) == pytest.approx(np.hypot(2, 2) / 20)
+    slipped = truth + np.array([0.0, 15.0])  # one row on: 24 pits land on labelled ones, but not their own
+    assert mod.pit_offset(slipped, truth) == pytest.approx(15 / 20)
 
 
 def test_no_context_reads_each_pit_alone_and_says_so(tmp_path: Path) -> None:
