@@ -475,6 +475,20 @@ def _respaced_rows(image: np.ndarray, hlat: np.ndarray, cfg: VisionConfig,
     return max(fits, key=lambda fit: fit.grid.score)
 
 
+def _halves_apart(image: np.ndarray, hlat: np.ndarray, gap: float, void_row: int, cfg: VisionConfig,
+                  lap: Callable[[str], None] | None) -> TopFace | None:
+    """The best fit started from ``hlat``'s row pitch with its inner row ``void_row``
+    (1 or 2) taken into the middle gap, ``gap`` plus each of ``halves_apart_gaps`` (row
+    pitches): the lattice's rows on either side of the void stay where they are, and a
+    fourth row is looked for beyond the far one. None when no gap is given."""
+    gc = cfg.grid
+    first = 0.0 if void_row == 2 else -1.0  # lattice rows (first, first + 1) lie before the void
+    fits = [fit_from_lattice(image, hlat @ np.array([[1.0, 0, 0], [0, 1.0, first], [0, 0, 1]]),
+                             gap + extra, cfg, lap, respace=False)
+            for extra in gc.halves_apart_gaps]
+    return max(fits, key=lambda fit: fit.grid.score) if fits else None
+
+
 def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: VisionConfig = DEFAULT,
                      lap: Callable[[str], None] | None = None, check_pairs: bool = True,
                      respace: bool = True, second_look: bool = True) -> TopFace:
@@ -487,7 +501,9 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
     lattice with an inner row void of pits (:func:`inner_void_row`) is fitted again
     from 4/3 and 3/2 of the row pitch, and the best of those fits kept when it scores
     ``inner_row_void_gain`` times as much and ``inner_row_void_min`` or more
-    (``check_pairs`` and ``respace``; those fits are checked for pairs, not respaced).
+    (``check_pairs`` and ``respace``; those fits are checked for pairs, not respaced);
+    failing that, from its own row pitch with the void row as part of the middle gap
+    (:func:`_halves_apart`), kept when it scores ``halves_apart_gain`` times as much.
     A lattice whose outer line is weak while the line beyond the other side shows
     pits, but not by ``edge_beyond_ratio`` (by ``edge_doubt_ratio``), is fitted again
     shifted one pitch that way, and the better-scoring fit kept (``second_look``):
@@ -559,11 +575,15 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
                     return doubled
                 score = 0.0  # two lattice lines on each pit: half the board, or no board
                 break
-    if check_pairs and respace and score > 0 and inner_void_row(table, gc) is not None:
+    void_row = inner_void_row(table, gc) if check_pairs and respace and score > 0 else None
+    if void_row is not None:
         respaced = _respaced_rows(image, hlat, cfg, lap)
         # (else the lattice stays: a row of heaps hides its rims too)
         if respaced.grid.score >= max(gc.inner_row_void_gain * score, gc.inner_row_void_min):
             return respaced
+        apart = _halves_apart(image, hlat, gap, void_row, cfg, lap)
+        if apart is not None and apart.grid.score >= gc.halves_apart_gain * score:
+            return apart
     if second_look and gc.edge_doubt_ratio > 0 and score > 0 and shift == (0, 0):
         doubt = slipped(table, gc, ratio=gc.edge_doubt_ratio)
         if doubt != (0, 0):

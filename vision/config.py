@@ -402,6 +402,14 @@ class GridConfig:
     inner_row_void_pitch: tuple[float, ...] = (4 / 3, 1.5)
     inner_row_void_starts: tuple[float, ...] = (-1.5, -1.0, 0.0, 0.5)
     inner_row_void_gaps: tuple[float, ...] = (0.0, 0.3)
+    # ... and fitted again at its own row pitch with the void row as the middle gap, of each
+    # of these (row pitches; the refit settles the gap), that fit kept if it scores
+    # halves_apart_gain x as much or more (and wide_gap_min_score): a board whose halves lie
+    # about a row pitch apart took a lattice with a row on the wood between them, 16 pits
+    # wrong and a false hand (synth_889_0034, 1.02 row pitches: 3.05, the right lattice
+    # 3.90); () leaves it off
+    halves_apart_gaps: tuple[float, ...] = (1.0,)
+    halves_apart_gain: float = 1.1
     lattice_passes: int = 3  # peak -> homography refits
     peak_search_frac: float = 0.25  # each pit's rim is searched within +/- this x pitch (first pass)
     rim_radius_fracs: tuple[float, ...] = tuple(0.22 + 0.02 * i for i in range(13))  # pit radius / pitch
