@@ -319,6 +319,17 @@ def test_a_wide_middle_gap_needs_a_clear_fit() -> None:
     assert np.median(pit_offsets(floor.pit_centers_px, label)) > 100.0
 
 
+def test_a_board_with_its_halves_apart_on_tiles_is_found_though_its_fit_is_weak() -> None:
+    # GridConfig.wide_gap_min_score 1.2 -> 0.8 (sample_images/hard/synth_889_0021, `bao render
+    # --seed 889 --varied-layout`: large pits, halves 0.67 row pitches apart, on tiles seen
+    # from 54 degrees): its own lattice scored 0.91 and was refused as a wide gap's fit
+    image, label = hard_sample("synth_889_0021")
+    got = recognize(image, south=label["south_side"])
+    assert np.median(pit_offsets(got.pit_centers_px, label)) < 6.0
+    with pytest.raises(BoardNotFound):
+        recognize(image, south=label["south_side"], cfg=grid_changed(wide_gap_min_score=1.2))
+
+
 def test_a_board_end_past_the_rims_bevel_is_its_end() -> None:
     # GridConfig.edge_past_rim_slope (sample_images/hard/synth_487_0002: a walnut board with
     # wide ends and bevelled pits): the ends were taken at the outer pits' rims, whose
