@@ -375,6 +375,12 @@ class GridConfig:
     # border of the 1.6-pitch view, so its ends were taken at the rims' slope, 54 px off
     # (synth_877_0012, `bao render --varied-layout`)
     edge_unseen_border: float = 0.08
+    # ... nor, at either end of a side, a run of the profile (smoothed over 5 px) that keeps
+    # rising towards that end: the foot of a step whose peak lies beyond the view's border,
+    # however wide, or the outer slope of the rims. Ends 1.63 pitches past the outer pits'
+    # centres showed a foot 5 px wide at the border and the rims' slope at the search's
+    # start, and were taken 59 px inside the board (synth_889_0007); False: off
+    edge_unseen_foot: bool = True
     # a lattice whose row pairs 0-1 and 2-3 look more like tall pits than its points look like
     # pits (vision.lattice_checks.paired_ratios; 0.2-0.7 on 230 boards, 1.8 and 2.3 on the two fits of
     # half the row pitch among them) is fitted again from twice the row pitch

@@ -186,14 +186,32 @@ def _sides_unseen(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float, 
     both sides as a Bao board's are; one side alone so flat is a side face in shade, a
     hand or the image's border). The view's outermost ``GridConfig.edge_unseen_border`` x
     the pitch on each side does not count: a step there is the start of an edge beyond
-    the view, cut by its border."""
+    the view, cut by its border; nor, with ``GridConfig.edge_unseen_foot``, a run at
+    either end of a side still rising towards that end (:func:`_past_feet`: the foot of
+    a step beyond the view's border, or the rims' outer slope)."""
     lo_end, hi_start = _search_starts(inner_lo, inner_hi, p, cfg)
     inside = prof[max(int(inner_lo) - 3, 0) : int(inner_hi) + 4]
     cut = int(round(cfg.edge_unseen_border * p))
     if cfg.edge_unseen_ratio is None or not len(inside) or lo_end <= cut or hi_start >= len(prof) - cut:
         return False
     level = cfg.edge_unseen_ratio * float(inside.max())
-    return float(prof[cut:lo_end].max()) < level and float(prof[hi_start:len(prof) - cut].max()) < level
+    sides = [(cut, lo_end), (hi_start, len(prof) - cut)]
+    if cfg.edge_unseen_foot:
+        smooth = np.convolve(prof, np.ones(5) / 5.0, mode="same")
+        sides = [_past_feet(smooth, a, b) for a, b in sides]
+    return all(float(prof[a:b].max()) < level for a, b in sides)
+
+
+def _past_feet(smooth: np.ndarray, a: int, b: int) -> tuple[int, int]:
+    """The part [``a``, ``b``) of a side's profile without the runs at either end over
+    which the ``smooth``ed profile keeps rising towards that end: the foot of a step
+    whose peak lies past it (an edge beyond the view's border, the outer slope of the
+    rims). A peak inside stops a run at once; one sample is always left."""
+    while a + 1 < b and smooth[a + 1] < smooth[a]:
+        a += 1
+    while b - 1 > a and smooth[b - 2] < smooth[b - 1]:
+        b -= 1
+    return a, b
 
 
 def surface_edges(view: np.ndarray, grid: PitGrid, gap: float, cfg: GridConfig = DEFAULT.grid,

@@ -405,6 +405,20 @@ def test_a_boards_ends_just_past_the_lattice_view_are_found_on_the_wider_view() 
         DEFAULT, grid=replace(DEFAULT.grid, edge_unseen_border=0.0)), 8.0, 12.0)
 
 
+def test_a_boards_ends_whose_step_only_begins_in_the_lattice_view_are_found_past_it() -> None:
+    # GridConfig.edge_unseen_foot (sample_images/hard/synth_889_0007, `bao render --seed 889
+    # --varied-layout`: ends 1.63 pitches past the outer pits' centres). The 1.6-pitch
+    # view showed the foot of each end's step over 5 px at its border, more than the fixed
+    # border left out, and the rims' outer slope where the search starts: a step in view,
+    # so the ends were taken inside the board, 66 px off
+    from dataclasses import replace
+
+    from vision.config import DEFAULT
+
+    _in_place_now_not_before("synth_889_0007", replace(
+        DEFAULT, grid=replace(DEFAULT.grid, edge_unseen_foot=False)), 10.0, 8.0)
+
+
 def test_a_board_whose_halves_lie_a_row_apart_is_not_read_with_a_row_between_them() -> None:
     # GridConfig.halves_apart_gaps (sample_images/hard/synth_889_0034, `bao render --seed 889
     # --varied-layout`: the board's halves lie 1.02 row pitches apart): the lattice kept had a

@@ -113,3 +113,33 @@ def test_a_board_end_is_searched_past_the_outer_step_of_the_pits_own_rims() -> N
     # and with nothing strong beyond the step, the step stands
     alone = _profile({45: 0.6, 52: 1.0, 200: 1.0, 206: 0.6})
     assert _edge_pair(alone, 52.0, 200.0, 40.0, gc, past_slope=True) == (45.0, 206.0)
+
+
+def test_a_side_rising_only_at_its_ends_shows_no_step_of_its_own() -> None:
+    # GridConfig.edge_unseen_foot (synth_889_0007: ends 1.63 pitches past the outer pits'
+    # centres, just past the 1.6-pitch view). Rims at 52 and 200 (pitch 40, the search
+    # from 47 and 205 outwards); the view's 3 border px do not count. A side whose profile
+    # only rises towards its ends, over the fixed border (the foot of a step beyond the
+    # view) or towards the rims (their outer slope), shows no step: both sides flat, the
+    # ends are searched on the wider view. A peak inside a side is a step
+    from dataclasses import replace
+
+    from vision.surface import _sides_unseen
+
+    gc = DEFAULT.grid
+    off = replace(gc, edge_unseen_foot=False)
+    prof = _profile({52: 1.0, 100: 0.8, 150: 0.8, 200: 1.0})
+    assert _sides_unseen(prof, 52.0, 200.0, 40.0, gc) and _sides_unseen(prof, 52.0, 200.0, 40.0, off)
+    foot = prof.copy()
+    foot[-9:] = np.linspace(0.02, 0.4, 9)  # rising to the view's last pixel (0.12 x 1.0 is the level)
+    slope = prof.copy()
+    slope[38:51] = np.linspace(0.02, 0.5, 13)  # rising on into the rims, past the search's start
+    for side in (foot, slope):
+        assert _sides_unseen(side, 52.0, 200.0, 40.0, gc)
+        assert not _sides_unseen(side, 52.0, 200.0, 40.0, off)
+    step = prof.copy()
+    step[-12:-5] = [0.05, 0.2, 0.35, 0.4, 0.3, 0.15, 0.05]  # a peak 8 px inside the view's end
+    assert not _sides_unseen(step, 52.0, 200.0, 40.0, gc)
+    inner = prof.copy()
+    inner[20:23] = [0.1, 0.3, 0.1]  # a step halfway across the margin
+    assert not _sides_unseen(inner, 52.0, 200.0, 40.0, gc)
