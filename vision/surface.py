@@ -195,11 +195,17 @@ def _sides_unseen(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float, 
     if cfg.edge_unseen_ratio is None or not len(inside) or lo_end <= cut or hi_start >= len(prof) - cut:
         return False
     level = cfg.edge_unseen_ratio * float(inside.max())
-    sides = [(cut, lo_end), (hi_start, len(prof) - cut)]
+    n = len(prof)
+    sides = [(cut, lo_end), (hi_start, n - cut)]
     if cfg.edge_unseen_foot:
-        smooth = np.convolve(prof, np.ones(5) / 5.0, mode="same")
-        sides = [_past_feet(smooth, a, b) for a, b in sides]
-    return all(float(prof[a:b].max()) < level for a, b in sides)
+        # (runs traced from the view's own border, its first and last samples, which carry
+        # no gradient, taken as their neighbours: a peak in the border px is no foot)
+        inner = prof.astype(np.float64)
+        inner[0], inner[-1] = inner[1], inner[-2]
+        smooth = np.convolve(np.pad(inner, 2, mode="edge"), np.ones(5) / 5.0, mode="valid")
+        (a0, b0), (a1, b1) = _past_feet(smooth, 1, lo_end), _past_feet(smooth, hi_start, n - 1)
+        sides = [(max(a0, cut), b0), (a1, min(b1, n - cut))]
+    return all(b <= a or float(prof[a:b].max()) < level for a, b in sides)
 
 
 def _past_feet(smooth: np.ndarray, a: int, b: int) -> tuple[int, int]:

@@ -140,6 +140,11 @@ def test_a_side_rising_only_at_its_ends_shows_no_step_of_its_own() -> None:
     step = prof.copy()
     step[-12:-5] = [0.05, 0.2, 0.35, 0.4, 0.3, 0.15, 0.05]  # a peak 8 px inside the view's end
     assert not _sides_unseen(step, 52.0, 200.0, 40.0, gc)
+    # a peak on the last px counted, falling off into the border (synth_881_0009): a step
+    # (the view's last sample carries no gradient)
+    edge = prof.copy()
+    edge[-6:] = [0.05, 0.21, 0.45, 0.36, 0.09, 0.0]
+    assert not _sides_unseen(edge, 52.0, 200.0, 40.0, gc)
     inner = prof.copy()
     inner[20:23] = [0.1, 0.3, 0.1]  # a step halfway across the margin
     assert not _sides_unseen(inner, 52.0, 200.0, 40.0, gc)
