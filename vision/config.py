@@ -381,6 +381,11 @@ class GridConfig:
     # centres showed a foot 5 px wide at the border and the rims' slope at the search's
     # start, and were taken 59 px inside the board (synth_889_0007); False: off
     edge_unseen_foot: bool = True
+    # ... or one side so and the other's strongest value within edge_unseen_near / pitch of
+    # the view's border: ends 1.57 pitches past the outer pits' centres, one step seen 4 px
+    # inside the view and the other just past it (the lattice a little off centre), were
+    # taken at the rims on that side, 100 px off (synth_911_0021); None: off
+    edge_unseen_near: float | None = 0.25
     # a lattice whose row pairs 0-1 and 2-3 look more like tall pits than its points look like
     # pits (vision.lattice_checks.paired_ratios; 0.2-0.7 on 230 boards, 1.8 and 2.3 on the two fits of
     # half the row pitch among them) is fitted again from twice the row pitch

@@ -188,7 +188,10 @@ def _sides_unseen(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float, 
     the pitch on each side does not count: a step there is the start of an edge beyond
     the view, cut by its border; nor, with ``GridConfig.edge_unseen_foot``, a run at
     either end of a side still rising towards that end (:func:`_past_feet`: the foot of
-    a step beyond the view's border, or the rims' outer slope)."""
+    a step beyond the view's border, or the rims' outer slope). One side flat is enough
+    when the other's strongest value lies within ``GridConfig.edge_unseen_near`` x the
+    pitch of the view's border (and the flat side's left-out border px under half that
+    value): ends alike, the flat one lies just past the view."""
     lo_end, hi_start = _search_starts(inner_lo, inner_hi, p, cfg)
     inside = prof[max(int(inner_lo) - 3, 0) : int(inner_hi) + 4]
     cut = int(round(cfg.edge_unseen_border * p))
@@ -205,7 +208,18 @@ def _sides_unseen(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float, 
         smooth = np.convolve(np.pad(inner, 2, mode="edge"), np.ones(5) / 5.0, mode="valid")
         (a0, b0), (a1, b1) = _past_feet(smooth, 1, lo_end), _past_feet(smooth, hi_start, n - 1)
         sides = [(max(a0, cut), b0), (a1, min(b1, n - cut))]
-    return all(b <= a or float(prof[a:b].max()) < level for a, b in sides)
+    flat = [b <= a or float(prof[a:b].max()) < level for a, b in sides]
+    if all(flat) or cfg.edge_unseen_near is None or not any(flat):
+        return all(flat)
+    # one side flat, the other's step at the view's border: Bao boards' ends are alike, so
+    # the flat side's end lies just past the view (the lattice a few px off centre) -- unless
+    # the flat side's own border px, left out above, step half as strongly: its end is there
+    a, b = sides[1] if flat[0] else sides[0]
+    peak = a + int(np.argmax(prof[a:b]))
+    border = prof[1 : max(sides[0][0], 1)] if flat[0] else prof[sides[1][1] : n - 1]
+    if len(border) and float(border.max()) >= 0.5 * float(prof[peak]):
+        return False
+    return min(peak, n - 1 - peak) <= cfg.edge_unseen_near * p
 
 
 def _past_feet(smooth: np.ndarray, a: int, b: int) -> tuple[int, int]:

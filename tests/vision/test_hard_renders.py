@@ -419,6 +419,19 @@ def test_a_boards_ends_whose_step_only_begins_in_the_lattice_view_are_found_past
         DEFAULT, grid=replace(DEFAULT.grid, edge_unseen_foot=False)), 10.0, 8.0)
 
 
+def test_a_boards_end_just_past_the_view_is_found_when_the_other_shows_at_its_border() -> None:
+    # GridConfig.edge_unseen_near (sample_images/hard/synth_911_0004, `bao render --seed 911
+    # --varied-layout`: ends 1.58 pitches past the outer pits' centres). One end's step
+    # showed at the lattice view's border, the other end lay just past it; the axis was
+    # not searched on the wider view, and both ends were taken inside the board, 83 px off
+    from dataclasses import replace
+
+    from vision.config import DEFAULT
+
+    _in_place_now_not_before("synth_911_0004", replace(
+        DEFAULT, grid=replace(DEFAULT.grid, edge_unseen_near=None)), 6.0, 8.0)
+
+
 def test_a_board_whose_halves_lie_a_row_apart_is_not_read_with_a_row_between_them() -> None:
     # GridConfig.halves_apart_gaps (sample_images/hard/synth_889_0034, `bao render --seed 889
     # --varied-layout`: the board's halves lie 1.02 row pitches apart): the lattice kept had a
