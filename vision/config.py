@@ -384,7 +384,7 @@ class GridConfig:
     # ... or one side so and the other's strongest value within edge_unseen_near / pitch of
     # the view's border: ends 1.57 pitches past the outer pits' centres, one step seen 4 px
     # inside the view and the other just past it (the lattice a little off centre), were
-    # taken at the rims on that side, 100 px off (synth_911_0021); None: off
+    # taken at the rims on that side, the corners 58 px off (synth_911_0021); None: off
     edge_unseen_near: float | None = 0.25
     # a lattice whose row pairs 0-1 and 2-3 look more like tall pits than its points look like
     # pits (vision.lattice_checks.paired_ratios; 0.2-0.7 on 230 boards, 1.8 and 2.3 on the two fits of
