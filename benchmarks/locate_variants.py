@@ -15,9 +15,9 @@ under 30 px), those whose pits lie in place too (:func:`pit_offset` under half a
 pitch, as vision_eval's ``in_place``: an outline can be right with a lattice row on
 the wood between the board's halves), and the median time (a time taken with many
 workers at once is no measure of the pipeline's speed; use vision_ab.py for that);
-then each image whose
-result differs between variants. Writes ``benchmarks/results/locate_variants_NAME.json``
-with each image's result under each variant.
+then each image whose result differs between variants. Writes
+``benchmarks/results/locate_variants_NAME.json`` with each image's result under each
+variant.
 """
 
 from __future__ import annotations

@@ -358,12 +358,12 @@ def test_a_pale_board_on_bricks_is_not_taken_one_row_off() -> None:
 
 
 def _in_place_now_not_before(name: str, before: VisionConfig, corner_max: float, pit_max: float,
-                             pits_only: bool = False) -> Recognition:
+                             pits_only: bool = False) -> tuple[Recognition, Recognition]:
     """Hard sample ``name`` read in place (every corner within ``corner_max`` px, its pits'
     median offset within 5 px and the largest within ``pit_max``), and read with its corners
     over 40 px off under ``before``, the settings before the change that fixed it
     (``pits_only``: its outline in place then too, but its pits' median offset over 15 px).
-    Returns that reading under ``before``."""
+    Returns the two readings, now and under ``before``."""
     image, label = hard_sample(name)
     got = recognize(image, south=label["south_side"])
     assert corner_errors(got, label).max() < corner_max
@@ -375,7 +375,7 @@ def _in_place_now_not_before(name: str, before: VisionConfig, corner_max: float,
         assert np.median(pit_offsets(old.pit_centers_px, label)) > 15.0
     else:
         assert corner_errors(old, label).max() > 40.0
-    return old
+    return got, old
 
 
 def test_a_scan_fit_a_column_off_onto_the_front_face_is_refitted_onto_the_pits() -> None:
@@ -400,16 +400,10 @@ def test_a_boards_ends_just_past_the_lattice_view_are_found_on_the_wider_view() 
     # only the foot of their step at its border. That foot counted as a step in view, so
     # the wider view was not searched, and the ends were taken at the rims' slope, 54 px
     # off. Not counting the view's border, both sides show none, and the wider view finds
-    # the ends
-    from dataclasses import replace
-
-    from vision.config import DEFAULT
-
-    # (edge_unseen_foot and edge_unseen_near, of the next session, each find it too: all
-    # three are left off for the settings before)
-    _in_place_now_not_before("synth_877_0012", replace(
-        DEFAULT, grid=replace(DEFAULT.grid, edge_unseen_border=0.0, edge_unseen_foot=False,
-                              edge_unseen_near=None)), 8.0, 12.0)
+    # the ends (edge_unseen_foot and edge_unseen_near, of the next session, each find it
+    # too: all three are left off for the settings before)
+    _in_place_now_not_before("synth_877_0012", grid_changed(
+        edge_unseen_border=0.0, edge_unseen_foot=False, edge_unseen_near=None), 8.0, 12.0)
 
 
 def test_a_boards_ends_whose_step_only_begins_in_the_lattice_view_are_found_past_it() -> None:
@@ -418,12 +412,7 @@ def test_a_boards_ends_whose_step_only_begins_in_the_lattice_view_are_found_past
     # view showed the foot of each end's step over 5 px at its border, more than the fixed
     # border left out, and the rims' outer slope where the search starts: a step in view,
     # so the ends were taken inside the board, 66 px off
-    from dataclasses import replace
-
-    from vision.config import DEFAULT
-
-    _in_place_now_not_before("synth_889_0007", replace(
-        DEFAULT, grid=replace(DEFAULT.grid, edge_unseen_foot=False)), 10.0, 8.0)
+    _in_place_now_not_before("synth_889_0007", grid_changed(edge_unseen_foot=False), 10.0, 8.0)
 
 
 def test_a_boards_end_just_past_the_view_is_found_when_the_other_shows_at_its_border() -> None:
@@ -431,12 +420,7 @@ def test_a_boards_end_just_past_the_view_is_found_when_the_other_shows_at_its_bo
     # --varied-layout`: ends 1.58 pitches past the outer pits' centres). One end's step
     # showed at the lattice view's border, the other end lay just past it; the axis was
     # not searched on the wider view, and both ends were taken inside the board, 83 px off
-    from dataclasses import replace
-
-    from vision.config import DEFAULT
-
-    _in_place_now_not_before("synth_911_0004", replace(
-        DEFAULT, grid=replace(DEFAULT.grid, edge_unseen_near=None)), 6.0, 8.0)
+    _in_place_now_not_before("synth_911_0004", grid_changed(edge_unseen_near=None), 6.0, 8.0)
 
 
 def test_a_board_whose_halves_lie_a_row_apart_is_not_read_with_a_row_between_them() -> None:
@@ -445,16 +429,10 @@ def test_a_board_whose_halves_lie_a_row_apart_is_not_read_with_a_row_between_the
     # row on the wood between the halves (3.05), so a row of pits was off the lattice and was
     # named hidden under a hand. Its void inner row taken into the middle gap, the lattice
     # settles on the four rows (3.90)
-    from dataclasses import replace
-
-    from vision.config import DEFAULT
-
-    old = _in_place_now_not_before("synth_889_0034", replace(
-        DEFAULT, grid=replace(DEFAULT.grid, halves_apart_gaps=())), 6.0, 8.0, pits_only=True)
-    assert "hand_over_board" in old.status
-    image, label = hard_sample("synth_889_0034")
-    assert not label["hand_over_board"]
-    assert "hand_over_board" not in recognize(image, south=label["south_side"]).status
+    got, old = _in_place_now_not_before("synth_889_0034", grid_changed(halves_apart_gaps=()), 6.0, 8.0,
+                                        pits_only=True)
+    assert not hard_sample("synth_889_0034")[1]["hand_over_board"]
+    assert "hand_over_board" not in got.status and "hand_over_board" in old.status
 
 
 def _heap_pit(label: dict) -> str:
