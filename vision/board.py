@@ -481,11 +481,9 @@ def _halves_apart(image: np.ndarray, hlat: np.ndarray, gap: float, void_row: int
     (1 or 2) taken into the middle gap, ``gap`` plus each of ``halves_apart_gaps`` (row
     pitches): the lattice's rows on either side of the void stay where they are, and a
     fourth row is looked for beyond the far one. None when no gap is given."""
-    gc = cfg.grid
-    first = 0.0 if void_row == 2 else -1.0  # lattice rows (first, first + 1) lie before the void
-    fits = [fit_from_lattice(image, hlat @ np.array([[1.0, 0, 0], [0, 1.0, first], [0, 0, 1]]),
-                             gap + extra, cfg, lap, respace=False)
-            for extra in gc.halves_apart_gaps]
+    start = _shifted(hlat, (0, 0 if void_row == 2 else -1))  # its rows 0 and 1 lie before the void
+    fits = [fit_from_lattice(image, start, gap + extra, cfg, lap, respace=False)
+            for extra in cfg.grid.halves_apart_gaps]
     return max(fits, key=lambda fit: fit.grid.score) if fits else None
 
 
