@@ -212,7 +212,8 @@ class TopFace:
     grid: PitGrid  # on the lattice view
     aspect: float  # playing surface width / height
     # (corners, aspect) of the outline with the ends searched past the rims' outer step
-    # (GridConfig.edge_rim_peak_reach) where that finds other ends; the search itself goes on
+    # (GridConfig.edge_rim_peak_reach) and the long sides held to where the wood ends
+    # (edge_wood_ratio) where that finds other edges; the search itself goes on
     # from ``corners`` (its refits and checks were tuned on them), and the board it settles
     # on is reported with these (:meth:`outlined`)
     outline: tuple[np.ndarray, float] | None = None
@@ -597,9 +598,9 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
     # may start a fit again as an outline, and that search is kept as it was tuned)
     alike = score >= gc.surface_symmetry_min_score
     wider = (lambda wc: _lattice_view(image, hlat, wc, gap)[0]) if score > 0 else None
-    search = replace(gc, edge_rim_peak_reach=None)
+    search = replace(gc, edge_rim_peak_reach=None, edge_wood_ratio=None)
     outline_edges = None
-    if gc.edge_rim_peak_reach is not None and score > 0:
+    if (gc.edge_rim_peak_reach is not None or gc.edge_wood_ratio is not None) and score > 0:
         edges, outline_edges = surface_outlines(lview, grid, gap, [search, gc], alike=alike, wider=wider)
         if outline_edges is None or edges is None or np.allclose(outline_edges, edges):
             outline_edges = None

@@ -284,6 +284,28 @@ class GridConfig:
     # fifty-first session). None: off
     edge_rim_peak_reach: float | None = 0.15
     edge_rim_peak_ratio: float = 1.5
+    # ... and on the long sides, where the wood ends: the top face's colour (CIE Lab, the
+    # median round the points between the pits, its spread theirs) is followed out from
+    # where the edge search starts; the first run of edge_wood_run / pitch whose colour
+    # lies more than edge_wood_ratio spreads from it (each channel's spread at least
+    # edge_wood_floor Lab units) is surely past the wood, and the change began where the
+    # distance last rose over edge_wood_foot x that ratio (its foot). An edge taken more
+    # than edge_wood_move / pitch beyond the sure run moves to the step nearest the foot
+    # (a local peak of the edge profile, at least edge_wood_min x that side's strongest,
+    # from edge_wood_snap / pitch past the run to as far inside the foot): a floor's
+    # mortar lines or tile joints, a shadow or a thick board's side face beyond the top
+    # face step more strongly than the wood's edge, and margins held alike took such
+    # steps on both sides. Only inwards (the wood's side face, in light, continues its
+    # colour past the top face's edge) and only on the long sides (at the ends a hand or
+    # an end pit's heap stood for the edge of the wood). Only the reported outline, as
+    # edge_rim_peak_reach (docs/vision.md, fifty-seventh session). None: off
+    edge_wood_ratio: float | None = 6.0
+    edge_wood_run: float = 0.35
+    edge_wood_foot: float = 0.5
+    edge_wood_floor: float = 3.0
+    edge_wood_move: float = 0.15
+    edge_wood_snap: float = 0.1
+    edge_wood_min: float = 0.1
     affine_to_peaks: bool = True  # move the comb lattice onto per-pit rim peaks (affine)
     own_peak_frac: float = 0.06  # a pit keeps its own rim peak within this / pitch of the fit
     occluded_rim_ratio: float = 0.7  # rim radial coherence below this x the median -> occluded

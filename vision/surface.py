@@ -19,6 +19,10 @@ import numpy as np
 from vision.config import DEFAULT, GridConfig
 from vision.grid import PitGrid
 
+#: one axis of the lattice view for the edge search: (gradient profile, rims before, rims
+#: after, searched past the rims' slope, distance from the wood's colour or None)
+_Axis = tuple[np.ndarray, float, float, bool, np.ndarray | None]
+
 
 def _subpixel(prof: np.ndarray, k: int) -> float:
     """Index ``k`` of ``prof``, moved to the top of the parabola through it and its
@@ -94,7 +98,8 @@ def _search_starts(inner_lo: float, inner_hi: float, p: float, cfg: GridConfig) 
 
 
 def _edge_pair(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float,
-               cfg: GridConfig, alike: bool = True, past_slope: bool = False) -> tuple[float, float] | None:
+               cfg: GridConfig, alike: bool = True, past_slope: bool = False,
+               wood: np.ndarray | None = None) -> tuple[float, float] | None:
     """The top face's two edges across one axis of the lattice view (positions along
     ``prof``), outside the pits' rims at ``inner_lo`` and ``inner_hi``; None if either
     side shows no step.
@@ -112,8 +117,13 @@ def _edge_pair(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float,
     in the lattice view differ a little: the pits' rims, seen at a slant, are not
     their top circles); failing all, the first choice stays. (``alike`` False: each
     side on its own.)
+
+    ``wood``: the profile's distance from the top face's colour (:func:`_wood_profile`);
+    an edge so chosen that lies well beyond where the wood ends then moves in to the step
+    there (:func:`_wood_edges`), and when one side alone moves, the other, if its margin
+    is then wider by more than ``surface_pair_within`` x the pitch, takes a step at the
+    moved one's margin where it has one.
     """
-    gap_px = cfg.surface_gap_frac * p
     lo_end, hi_start = _search_starts(inner_lo, inner_hi, p, cfg)
     slope = past_slope and 0 < lo_end < len(prof) and 0 < hi_start < len(prof)
     rim_lo, rim_hi = int(round(inner_lo)), int(round(inner_hi))
@@ -132,27 +142,73 @@ def _edge_pair(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float,
     if before is None or after is None:
         return None
     lo_edge, hi_edge = lo_end - 1 - before, hi_start + after
-    m_lo, m_hi = inner_lo - lo_edge, hi_edge - inner_hi
-    if not alike or cfg.surface_symmetry is None or abs(m_lo - m_hi) <= cfg.surface_symmetry * p:
+    if alike:
+        lo_edge, hi_edge = _alike_margins(prof, lo_edge, hi_edge, inner_lo, inner_hi, p, cfg)
+    if wood is None or cfg.edge_wood_ratio is None:
         return lo_edge, hi_edge
-    # steps at least half the search gap beyond the rims (not the rims' own gradient)
-    near, within = 0.5 * gap_px, cfg.surface_pair_within * p
+    lo_wood, hi_wood = _wood_edges(prof, wood, lo_edge, hi_edge, inner_lo, inner_hi, lo_end, hi_start, p, cfg)
+    if alike and (lo_wood != lo_edge) != (hi_wood != hi_edge):
+        # one side moved in: the other, if now much wider, takes a step at its margin
+        m_lo, m_hi = inner_lo - lo_wood, hi_wood - inner_hi
+        if hi_wood == hi_edge and m_hi - m_lo > cfg.surface_pair_within * p:
+            hi_wood = _mirrored(prof, inner_lo, inner_hi, m_lo, p, cfg, after=True) or hi_wood
+        elif lo_wood == lo_edge and m_lo - m_hi > cfg.surface_pair_within * p:
+            lo_wood = _mirrored(prof, inner_lo, inner_hi, m_hi, p, cfg, after=False) or lo_wood
+    return lo_wood, hi_wood
+
+
+def _side_steps(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float, cfg: GridConfig,
+                ) -> tuple[list[tuple[float, float]], list[tuple[float, float]], float, float] | None:
+    """The steps on each side (:func:`_peaks` at least ``surface_symmetry_weak`` x that
+    side's strongest, at least half the search gap beyond the rims: not the rims' own
+    gradient) and each side's strongest; None when a side is empty or flat."""
+    near = 0.5 * cfg.surface_gap_frac * p
     lo_side, hi_side = prof[: int(inner_lo - near)], prof[int(np.ceil(inner_hi + near)):]
     if not len(lo_side) or not len(hi_side):
-        return lo_edge, hi_edge
+        return None
     lo_max, hi_max = float(lo_side.max()), float(hi_side.max())  # each side's strongest step
     if lo_max <= 0 or hi_max <= 0:
-        return lo_edge, hi_edge
+        return None
     lows = _peaks(prof, 0, inner_lo - near, cfg.surface_symmetry_weak * lo_max)
     highs = _peaks(prof, inner_hi + near, len(prof) - 1, cfg.surface_symmetry_weak * hi_max)
+    return lows, highs, lo_max, hi_max
+
+
+def _mirrored(prof: np.ndarray, inner_lo: float, inner_hi: float, margin: float, p: float, cfg: GridConfig,
+              after: bool) -> float | None:
+    """The step beyond the rims after ``inner_hi`` (``after``) or before ``inner_lo`` whose
+    margin is nearest ``margin``, within ``surface_pair_within`` x the pitch; None if none."""
+    steps = _side_steps(prof, inner_lo, inner_hi, p, cfg)
+    if steps is None:
+        return None
+    within = cfg.surface_pair_within * p
+    if after:
+        near = [y for y, _h in steps[1] if abs((y - inner_hi) - margin) <= within]
+        return min(near, key=lambda y: abs((y - inner_hi) - margin)) if near else None
+    near = [x for x, _h in steps[0] if abs((inner_lo - x) - margin) <= within]
+    return min(near, key=lambda x: abs((inner_lo - x) - margin)) if near else None
+
+
+def _alike_margins(prof: np.ndarray, lo_edge: float, hi_edge: float, inner_lo: float, inner_hi: float,
+                   p: float, cfg: GridConfig) -> tuple[float, float]:
+    """:func:`_edge_pair`'s first choices ``lo_edge`` and ``hi_edge`` with the margins
+    beyond the rims held alike (see there)."""
+    m_lo, m_hi = inner_lo - lo_edge, hi_edge - inner_hi
+    if cfg.surface_symmetry is None or abs(m_lo - m_hi) <= cfg.surface_symmetry * p:
+        return lo_edge, hi_edge
+    steps = _side_steps(prof, inner_lo, inner_hi, p, cfg)
+    if steps is None:
+        return lo_edge, hi_edge
+    lows, highs, lo_max, hi_max = steps
     if m_lo > m_hi:  # the wider side's step at the narrower one's margin
-        mirrored = [x for x, _h in lows if abs((inner_lo - x) - m_hi) <= within]
-        if mirrored:
-            return min(mirrored, key=lambda x: abs((inner_lo - x) - m_hi)), hi_edge
+        lo_at = _mirrored(prof, inner_lo, inner_hi, m_hi, p, cfg, after=False)
+        if lo_at is not None:
+            return lo_at, hi_edge
     else:
-        mirrored = [y for y, _h in highs if abs((y - inner_hi) - m_lo) <= within]
-        if mirrored:
-            return lo_edge, min(mirrored, key=lambda y: abs((y - inner_hi) - m_lo))
+        hi_at = _mirrored(prof, inner_lo, inner_hi, m_lo, p, cfg, after=True)
+        if hi_at is not None:
+            return lo_edge, hi_at
+    within = cfg.surface_pair_within * p
     pairs: list[tuple[float, float, float]] = []
     for limit in (within, cfg.surface_pair_wider * p):
         pairs = pairs or [(a / lo_max + b / hi_max, x, y) for x, a in lows for y, b in highs
@@ -161,6 +217,113 @@ def _edge_pair(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float,
         return lo_edge, hi_edge
     _s, x, y = max(pairs)
     return x, y
+
+
+def _wood_ends(wood: np.ndarray, lo_end: int, hi_start: int, lo_limit: float, hi_limit: float, p: float,
+               cfg: GridConfig) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:
+    """Where the wood ends on either side, as (the foot of its colour's change, where the
+    change is sure), positions along ``wood`` (a profile of distances from the top face's
+    colour in its spreads); None where it does not end in the profile. Sure: from where
+    the edge search starts (before ``lo_end``, from ``hi_start``) outwards, the first
+    ``GridConfig.edge_wood_run`` x the pitch ``p`` all over ``edge_wood_ratio`` (a run
+    reaching the profile's end counts). The foot: back from there, inwards, as far as the
+    distance stays over ``edge_wood_foot`` x that ratio, but not into the pits' rims
+    (``lo_limit``, ``hi_limit``): a side face in light, or a shadow's penumbra, changes
+    the colour over a few px."""
+    assert cfg.edge_wood_ratio is not None
+    run = max(int(round(cfg.edge_wood_run * p)), 1)
+    wood = np.asarray(wood)
+    over, above = wood > cfg.edge_wood_ratio, wood > cfg.edge_wood_foot * cfg.edge_wood_ratio
+    lo = next((i for i in range(min(lo_end, len(over)) - 1, -1, -1) if over[max(i - run + 1, 0) : i + 1].all()), None)
+    hi = next((i for i in range(max(hi_start, 0), len(over)) if over[i : i + run].all()), None)
+    lo_end_at = hi_end_at = None
+    if lo is not None:
+        k = lo
+        while k + 1 < lo_limit and above[k + 1]:
+            k += 1
+        lo_end_at = (k + 0.5, lo + 0.5)
+    if hi is not None:
+        k = hi
+        while k - 1 > hi_limit and above[k - 1]:
+            k -= 1
+        hi_end_at = (k - 0.5, hi - 0.5)
+    return lo_end_at, hi_end_at
+
+
+def _wood_edges(prof: np.ndarray, wood: np.ndarray, lo_edge: float, hi_edge: float, lo_limit: float,
+                hi_limit: float, lo_end: int, hi_start: int, p: float, cfg: GridConfig) -> tuple[float, float]:
+    """``lo_edge`` and ``hi_edge`` (positions along the gradient profile ``prof``), each
+    moved in to where the wood ends (:func:`_wood_ends`) when it lies more than
+    ``GridConfig.edge_wood_move`` x the pitch ``p`` beyond where that is sure: to the local
+    peak of ``prof`` nearest the foot of the colour's change, from ``edge_wood_snap`` x the
+    pitch beyond the sure end to as far inside the foot, but not into the limits (the
+    pits' rims at ``lo_limit`` and ``hi_limit``, which a narrow margin's edge may touch),
+    reaching ``edge_wood_min`` x the strongest step on its side, across which the colour's
+    distance rises by ``edge_wood_foot`` x ``edge_wood_ratio`` (0.08 pitch either side: a
+    margin whose colour is not the wood's between the pits, a band of shade or paint,
+    has no such rise at its noise); it stays where there is none."""
+    assert cfg.edge_wood_ratio is not None
+    lo_wood, hi_wood = _wood_ends(wood, lo_end, hi_start, lo_limit, hi_limit, p, cfg)
+    move, snap = cfg.edge_wood_move * p, cfg.edge_wood_snap * p
+    lo_top = float(prof[: max(int(lo_limit), 0)].max(initial=0.0))
+    hi_top = float(prof[int(np.ceil(hi_limit)):].max(initial=0.0))
+    k, rise = max(int(round(0.08 * p)), 2), cfg.edge_wood_foot * cfg.edge_wood_ratio
+    n = len(wood)
+
+    def changes(x: float, out: int) -> bool:
+        """Whether the colour's distance from the wood's rises by ``rise`` across a step at
+        ``x`` (``k`` px either side), going out (``out``: -1 before the rims, +1 after)."""
+        i = int(round(x))
+        return float(wood[min(max(i + out * k, 0), n - 1)] - wood[min(max(i - out * k, 0), n - 1)]) >= rise
+
+    if lo_wood is not None and lo_wood[1] - lo_edge > move and lo_top > 0:
+        foot, sure = lo_wood
+        peaks = [x for x, _h in _peaks(prof, sure - snap, min(foot + snap, lo_limit), cfg.edge_wood_min * lo_top)
+                 if changes(x, -1)]
+        if peaks:
+            lo_edge = min(peaks, key=lambda x: abs(x - foot))
+    if hi_wood is not None and hi_edge - hi_wood[1] > move and hi_top > 0:
+        foot, sure = hi_wood
+        peaks = [x for x, _h in _peaks(prof, max(foot - snap, hi_limit), sure + snap, cfg.edge_wood_min * hi_top)
+                 if changes(x, 1)]
+        if peaks:
+            hi_edge = min(peaks, key=lambda x: abs(x - foot))
+    return lo_edge, hi_edge
+
+
+def _wood_profile(view: np.ndarray, gap: float, cfg: GridConfig) -> np.ndarray | None:
+    """How far each row of the view lies in colour from the top face: the Euclidean
+    distance in CIE Lab of the row's median over the columns of pits (every second px)
+    from the median colour round the 21 points between the pits, each channel in units of
+    those points' spread (1.4826 x their median absolute deviation, at least
+    ``GridConfig.edge_wood_floor``); 0 on the rows between the outer pits' centres, which
+    are not searched. None for a grey view."""
+    if view.ndim != 3:
+        return None
+    p = cfg.lattice_pitch_px
+    b = cfg.lattice_border * p
+    xs = b + p * np.arange(8)
+    ys = b + p * (np.arange(4) + np.where(np.arange(4) >= 2, gap, 0.0))
+    x0 = min(max(int(xs[0]), 0), view.shape[1] - 1)
+    lab = cv2.cvtColor(np.ascontiguousarray(view[:, x0 : int(xs[-1]) + 1 : 2]), cv2.COLOR_BGR2LAB)
+    r = max(int(0.08 * p), 1)
+    between = [lab[max(int(y) - r, 0) : int(y) + r + 1, max(int(x - x0) // 2 - r // 2, 0) : int(x - x0) // 2 + r // 2 + 1]
+               for x in 0.5 * (xs[:-1] + xs[1:]) for y in 0.5 * (ys[:-1] + ys[1:])]
+    between = [s.reshape(-1, 3) for s in between if s.size]
+    if not between:
+        return None
+    if len({len(s) for s in between}) == 1:
+        samples = np.median(np.stack(between), axis=1)
+    else:  # (a patch cut by the view's border)
+        samples = np.array([np.median(s, axis=0) for s in between])
+    ref = np.median(samples, axis=0)
+    spread = np.maximum(1.4826 * np.median(np.abs(samples - ref), axis=0), cfg.edge_wood_floor)
+    # (only the rows beyond the pits are searched: those between them are left at 0)
+    out = np.zeros(len(lab))
+    for a, z in ((0, max(int(ys[0]), 0)), (min(int(ys[-1]) + 1, len(lab)), len(lab))):
+        if z > a:
+            out[a:z] = np.sqrt((((np.median(lab[a:z], axis=1) - ref) / spread) ** 2).sum(axis=1))
+    return out
 
 
 def _edge_profiles(view: np.ndarray, gap: float, cfg: GridConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -264,24 +427,27 @@ def surface_outlines(view: np.ndarray, grid: PitGrid, gap: float, cfgs: Sequence
     rx, ry = grid.radius
     slope = cfg.edge_past_rim_slope
 
-    def axes(profiles: tuple[np.ndarray, ...]) -> list[tuple[np.ndarray, float, float, bool]]:
-        """(profile, rims before, rims after, past the rims' slope) across the rows, then the columns."""
-        vprof, hprof, xs, ys = profiles
-        return [(vprof, ys[0] - ry, ys[-1] + ry, slope == "both"),
-                (hprof, xs[0] - rx, xs[-1] + rx, slope in ("both", "ends"))]
+    woody = any(c.edge_wood_ratio is not None for c in cfgs)
 
-    def pairs(c: GridConfig, across: list[tuple[np.ndarray, float, float, bool]],
-              ) -> list[tuple[float, float] | None]:
-        return [_edge_pair(prof, lo, hi, p, c, alike, past_slope=past) for prof, lo, hi, past in across]
+    def axes(v: np.ndarray, c: GridConfig) -> list[_Axis]:
+        """(profile, rims before, rims after, past the rims' slope, distance from the wood's
+        colour or None) across the rows (the long sides), then the columns (the ends)."""
+        vprof, hprof, xs, ys = _edge_profiles(v, gap, c)
+        return [(vprof, ys[0] - ry, ys[-1] + ry, slope == "both", _wood_profile(v, gap, c) if woody else None),
+                (hprof, xs[0] - rx, xs[-1] + rx, slope in ("both", "ends"), None)]
 
-    here = axes(_edge_profiles(view, gap, cfg))
-    unseen_rows, unseen_cols = (_sides_unseen(prof, lo, hi, p, cfg) for prof, lo, hi, _past in here)
-    far: list[tuple[np.ndarray, float, float, bool]] | None = None
+    def pairs(c: GridConfig, across: list[_Axis]) -> list[tuple[float, float] | None]:
+        return [_edge_pair(prof, lo, hi, p, c, alike, past_slope=past, wood=wood)
+                for prof, lo, hi, past, wood in across]
+
+    here = axes(view, cfg)
+    unseen_rows, unseen_cols = (_sides_unseen(prof, lo, hi, p, cfg) for prof, lo, hi, _past, _wood in here)
+    far: list[_Axis] | None = None
     shift = 0.0
     if wider is not None and (unseen_rows or unseen_cols):
         wc = replace(cfg, lattice_border=cfg.edge_view_border)
         shift = (wc.lattice_border - cfg.lattice_border) * p  # the wider view's offset
-        far = axes(_edge_profiles(wider(wc), gap, wc))
+        far = axes(wider(wc), wc)
     out: list[np.ndarray | None] = []
     for c in cfgs:
         rows, cols = pairs(c, here)

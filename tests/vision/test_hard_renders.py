@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+
 import cv2
 import numpy as np
 import pytest
@@ -439,3 +441,18 @@ def _heap_pit(label: dict) -> str:
     """The pit holding the label's largest count."""
     truth = flatten(label["position"])
     return max(HOLES, key=lambda n: truth[n])
+
+
+def test_a_long_side_beyond_the_wood_of_the_top_face_is_held_to_where_the_wood_ends() -> None:
+    # GridConfig.edge_wood_ratio. sample_images/hard/synth_797_0001 (`bao render --seed 797
+    # --hands`, a walnut board seen from 62 degrees): the near long side was taken at the
+    # foot of the board's front face, in shade, which steps more strongly than the top
+    # face's edge (two corners 67 px off). sample_images/singles/synth_1_0013: the long
+    # sides were taken at the mortar lines of a brick floor beyond them, margins alike
+    # (all four corners 45-49 px off). The top face's colour ends at its edges
+    _in_place_now_not_before("synth_797_0001", grid_changed(edge_wood_ratio=None), 14.0, 8.0)
+    image = cv2.imread(str(SINGLES / "synth_1_0013.jpg"))
+    label = json.loads((SINGLES / "synth_1_0013.json").read_text())
+    assert corner_errors(recognize(image, south=label["south_side"]), label).max() < 10.0
+    old = recognize(image, south=label["south_side"], cfg=grid_changed(edge_wood_ratio=None))
+    assert corner_errors(old, label).min() > 40.0

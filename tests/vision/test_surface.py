@@ -174,3 +174,101 @@ def test_one_flat_side_with_the_others_step_at_the_view_border_is_an_end_past_th
     both = near.copy()
     both[-3:-1] = [0.3, 0.6]
     assert not _sides_unseen(both, 52.0, 200.0, 40.0, gc)
+
+
+def _drawn_view(wood_bgr: tuple[int, int, int], floor_bgr: tuple[int, int, int]) -> np.ndarray:
+    """A lattice view (pitch 40, 1.5 pitches round the pits, no middle gap) of a board on
+    a brick floor: the top face from x 26 to 373 and y 40 to 199 (its long sides 6 px past
+    the pits' rims, radius 14), two darker grain lines across it, the pits darker with a
+    light rim; the floor's mortar lines, black, at y 16-20 and 219-223 (margins alike,
+    30 px); a little noise."""
+    import cv2
+
+    view = np.empty((240, 400, 3), np.uint8)
+    view[:] = floor_bgr
+    view[16:21] = view[219:224] = (30, 30, 30)
+    cv2.rectangle(view, (26, 40), (373, 199), wood_bgr, -1)
+    for y in (95, 150):
+        view[y : y + 3, 26:374] = np.clip(np.array(wood_bgr) - 15, 0, 255)
+    for y in 60 + 40 * np.arange(4):
+        for x in 60 + 40 * np.arange(8):
+            cv2.circle(view, (int(x), int(y)), 14, tuple(int(c) for c in np.array(wood_bgr) * 2 // 3), -1)
+            cv2.circle(view, (int(x), int(y)), 14, tuple(int(c) for c in np.clip(np.array(wood_bgr) + 30, 0, 255)), 1)
+    noise = np.random.default_rng(0).normal(0, 2, view.shape).round()
+    return np.clip(view + noise, 0, 255).astype(np.uint8)
+
+
+def _drawn_grid() -> object:
+    from vision.grid import PitGrid
+
+    xs, ys = 60 + 40 * np.arange(8), 60 + 40 * np.arange(4)
+    centres = np.stack(np.meshgrid(xs, ys), axis=-1).astype(np.float64)
+    return PitGrid(centres, (40.0, 40.0), np.ones((4, 8)), 2.0, (14.0, 14.0), 1.0, 32)
+
+
+def test_a_long_side_is_held_to_where_the_wood_of_the_top_face_ends() -> None:
+    # GridConfig.edge_wood_ratio (synth_1_0013, synth_877_0010: the long sides taken at a
+    # brick floor's mortar lines, 47-50 px off). Orange wood on a lilac-grey floor of about
+    # its brightness: in grey the wood's edge steps an eighth as strongly as the black
+    # mortar lines 24 px beyond it on either side, so the innermost strong step is the
+    # mortar, on both sides alike. The wood's colour ends at its edge: the long sides are
+    # taken there. The ends (the view's columns) have no mortar beyond them
+    from dataclasses import replace
+
+    from vision.surface import surface_edges
+
+    gc = DEFAULT.grid
+    view = _drawn_view((60, 110, 190), (150, 140, 145))
+    grid = _drawn_grid()
+    edges = surface_edges(view, grid, 0.0, gc)
+    assert edges is not None
+    (left, top), (right, bottom) = edges[0], edges[2]
+    assert abs(top - 40) <= 1.5 and abs(bottom - 199) <= 1.5
+    assert abs(left - 26) <= 1.5 and abs(right - 373) <= 1.5
+    off = surface_edges(view, grid, 0.0, replace(gc, edge_wood_ratio=None))
+    assert off is not None
+    assert abs(off[0][1] - 20.5) <= 1 and abs(off[2][1] - 218.5) <= 1  # the mortar lines' inner edges
+    # a floor of the wood's own colour shows no end of the wood: the steps stand
+    same = surface_edges(_drawn_view((60, 110, 190), (60, 110, 190)), grid, 0.0, gc)
+    assert same is not None and abs(same[0][1] - 20.5) <= 1 and abs(same[2][1] - 218.5) <= 1
+    # a grey view has no colour to follow
+    grey = view.mean(axis=2).astype(np.uint8)
+    flat = surface_edges(grey, grid, 0.0, gc)
+    assert flat is not None and abs(flat[0][1] - 20.5) <= 1
+
+
+def test_the_wood_rule_moves_an_edge_only_inwards_past_a_whole_run_of_other_colour() -> None:
+    # vision.surface._edge_pair with a distance-from-the-wood profile (in the wood's
+    # spreads; edge_wood_ratio 6, a run of 0.35 pitch = 14 px). Rims at 52 and 200 (pitch
+    # 40); strong steps (mortar) at margins 30 on either side, weak ones (the wood's
+    # edges) at margins 6
+    from dataclasses import replace
+
+    from vision.surface import _edge_pair
+
+    gc = DEFAULT.grid
+    prof = _profile({22: 1.0, 46: 0.12, 206: 0.12, 230: 1.0})
+    wood = np.zeros(260)
+    wood[:46] = wood[207:] = 12.0  # not wood from the weak steps out
+    assert _edge_pair(prof, 52.0, 200.0, 40.0, gc) == (22.0, 230.0)  # (no wood profile)
+    assert _edge_pair(prof, 52.0, 200.0, 40.0, gc, wood=wood) == (46.0, 206.0)
+    assert _edge_pair(prof, 52.0, 200.0, 40.0, replace(gc, edge_wood_ratio=None), wood=wood) == (22.0, 230.0)
+    # a darker grain line 8 px wide inside the margin is no end of the wood (under a run)
+    grain = np.zeros(260)
+    grain[36:44] = grain[212:220] = 12.0
+    assert _edge_pair(prof, 52.0, 200.0, 40.0, gc, wood=grain) == (22.0, 230.0)
+    # the wood running on past the strong steps (a side face in light): no move outwards
+    inner = _profile({46: 1.0, 206: 1.0, 22: 0.3, 230: 0.3})
+    far = np.zeros(260)
+    far[:10] = far[250:] = 12.0
+    assert _edge_pair(inner, 52.0, 200.0, 40.0, gc, wood=far) == (46.0, 206.0)
+    # no step where the wood ends (within 0.1 pitch): the edge stays
+    bare = _profile({22: 1.0, 230: 1.0})
+    assert _edge_pair(bare, 52.0, 200.0, 40.0, gc, wood=wood) == (22.0, 230.0)
+    # one side moved, the other's margin left wide (a thick board's side face, wood-coloured
+    # to the floor): the moved side stays, and the wide side takes a step at its margin
+    one = np.zeros(260)
+    one[:46] = 12.0
+    side = _profile({22: 1.0, 46: 0.12, 206: 0.3, 230: 1.0})
+    assert _edge_pair(side, 52.0, 200.0, 40.0, gc, wood=one) == (46.0, 206.0)
+    assert _edge_pair(bare, 52.0, 200.0, 40.0, gc, wood=one) == (22.0, 230.0)
