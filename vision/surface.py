@@ -305,7 +305,7 @@ def _wood_profile(view: np.ndarray, gap: float, cfg: GridConfig) -> np.ndarray |
     xs = b + p * np.arange(8)
     ys = b + p * (np.arange(4) + np.where(np.arange(4) >= 2, gap, 0.0))
     x0 = min(max(int(xs[0]), 0), view.shape[1] - 1)
-    lab = cv2.cvtColor(np.ascontiguousarray(view[:, x0 : int(xs[-1]) + 1 : 2]), cv2.COLOR_BGR2LAB)
+    lab = cv2.cvtColor(view, cv2.COLOR_BGR2LAB)[:, x0 : int(xs[-1]) + 1 : 2]
     r = max(int(0.08 * p), 1)
     between = [lab[max(int(y) - r, 0) : int(y) + r + 1, max(int(x - x0) // 2 - r // 2, 0) : int(x - x0) // 2 + r // 2 + 1]
                for x in 0.5 * (xs[:-1] + xs[1:]) for y in 0.5 * (ys[:-1] + ys[1:])]
