@@ -151,9 +151,11 @@ def _edge_pair(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float,
         # one side moved in: the other, if now much wider, takes a step at its margin
         m_lo, m_hi = inner_lo - lo_wood, hi_wood - inner_hi
         if hi_wood == hi_edge and m_hi - m_lo > cfg.surface_pair_within * p:
-            hi_wood = _mirrored(prof, inner_lo, inner_hi, m_lo, p, cfg, after=True) or hi_wood
+            at = _mirrored(prof, inner_lo, inner_hi, m_lo, p, cfg, after=True)
+            hi_wood = hi_wood if at is None else at
         elif lo_wood == lo_edge and m_lo - m_hi > cfg.surface_pair_within * p:
-            lo_wood = _mirrored(prof, inner_lo, inner_hi, m_hi, p, cfg, after=False) or lo_wood
+            at = _mirrored(prof, inner_lo, inner_hi, m_hi, p, cfg, after=False)
+            lo_wood = lo_wood if at is None else at
     return lo_wood, hi_wood
 
 
