@@ -339,11 +339,13 @@ def test_a_board_with_its_halves_apart_on_tiles_is_found_though_its_fit_is_weak(
 def test_a_board_end_past_the_rims_bevel_is_its_end() -> None:
     # GridConfig.edge_past_rim_slope (sample_images/hard/synth_487_0002: a walnut board with
     # wide ends and bevelled pits): the ends were taken at the outer pits' rims, whose
-    # bevel carries their step beyond where the edge search starts; 44-64 px off
+    # bevel carries their step beyond where the edge search starts; 44-64 px off. (With
+    # that rule off, the search settles on another fit whose long sides lie past the wood:
+    # GridConfig.edge_wood_ratio, later, brings one of them in, so it is off too here)
     image, label = hard_sample("synth_487_0002")
     got = recognize(image, south=label["south_side"])
     assert corner_errors(got, label).max() < 12.0
-    old = grid_changed(edge_past_rim_slope="")
+    old = grid_changed(edge_past_rim_slope="", edge_wood_ratio=None)
     assert corner_errors(recognize(image, south=label["south_side"], cfg=old), label).min() > 30.0
 
 
@@ -431,8 +433,10 @@ def test_a_board_whose_halves_lie_a_row_apart_is_not_read_with_a_row_between_the
     # row on the wood between the halves (3.05), so a row of pits was off the lattice and was
     # named hidden under a hand. Its void inner row taken into the middle gap, the lattice
     # settles on the four rows (3.90)
-    got, old = _in_place_now_not_before("synth_889_0034", grid_changed(halves_apart_gaps=()), 6.0, 8.0,
-                                        pits_only=True)
+    # (GridConfig.edge_wood_ratio, later, moves the outline of the lattice a row off: off
+    # for the settings before, whose outline was right)
+    got, old = _in_place_now_not_before("synth_889_0034", grid_changed(halves_apart_gaps=(), edge_wood_ratio=None),
+                                        6.0, 8.0, pits_only=True)
     assert not hard_sample("synth_889_0034")[1]["hand_over_board"]
     assert "hand_over_board" not in got.status and "hand_over_board" in old.status
 
