@@ -92,6 +92,28 @@ def test_tight_frames_keeps_each_pit_under_its_label(tmp_path: Path) -> None:
     assert _load("tight_frames").main([str(tmp_path / "nothing"), str(out)]) == 2
 
 
+def test_webcam_spoil_keeps_each_image_its_size_and_label(tmp_path: Path) -> None:
+    # benchmarks/webcam_spoil.py: the copy is spoilt (not the same pixels, a cast and noise)
+    # but keeps its size and its label, and the same seed draws the same spoil
+    import cv2
+    import numpy as np
+
+    for name in ("synth_1_0000.jpg", "synth_1_0000.json"):
+        shutil.copy(SINGLES / name, tmp_path / name)
+    spoil = _load("webcam_spoil")
+    outs = [tmp_path / "a", tmp_path / "b"]
+    for out in outs:
+        assert spoil.main([str(tmp_path), "--out", str(out), "--seed", "3"]) == 0
+    a = cv2.imread(str(tmp_path / "synth_1_0000.jpg")).astype(float)
+    b, again = (cv2.imread(str(out / "synth_1_0000.jpg")).astype(float) for out in outs)
+    assert b.shape == a.shape and np.array_equal(b, again)
+    assert np.abs(b - a).mean() > 3.0
+    assert np.corrcoef(cv2.GaussianBlur(a, (0, 0), 4).ravel(), cv2.GaussianBlur(b, (0, 0), 4).ravel())[0, 1] > 0.8
+    assert json.loads((outs[0] / "synth_1_0000.json").read_text()) == json.loads(
+        (tmp_path / "synth_1_0000.json").read_text())
+    assert spoil.main([str(tmp_path / "nothing"), "--out", str(outs[0])]) == 2
+
+
 def test_confidence_bands_add_up_to_the_pits_scored(tmp_path: Path) -> None:
     # the reading's confidence per band: every scored pit in exactly one band, the
     # band's exact share between 0 and 1, and the misread pits (from the CSV's list of

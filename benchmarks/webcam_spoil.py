@@ -1,0 +1,74 @@
+"""Copies of labelled images spoilt as a poor webcam spoils them.
+
+Usage::
+
+    python benchmarks/webcam_spoil.py SRC [SRC ...] --out OUT [--seed 57]
+    python benchmarks/vision_eval.py OUT --name spoilt
+    python benchmarks/locate_variants.py OUT --variant ...
+
+Each labelled image in each ``SRC`` (``*.json`` beside its image, as written by ``bao
+render``) is given, with draws of its own from ``--seed``: a colour cast (each channel x
+0.8-1.2), a gamma of 0.8-1.3, half the resolution, a blur of 0.3-1 px, noise of 3-7 grey
+levels, JPEG at quality 35-60, then its own size again, and written to ``OUT`` with its
+label unchanged (the corners and pits stay where they were). The renders' own camera
+finish (``vision.synth.post``) is milder; this is a stress set, not a likeness of one
+camera.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+
+def spoil(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``image`` (BGR uint8) spoilt as the module doc says, at its own size."""
+    h, w = image.shape[:2]
+    out = image.astype(np.float32) * rng.uniform(0.8, 1.2, 3).astype(np.float32)
+    out = 255.0 * np.clip(out / 255.0, 0.0, 1.0) ** rng.uniform(0.8, 1.3)
+    small = cv2.resize(out, (max(w // 2, 1), max(h // 2, 1)), interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur(small, (0, 0), rng.uniform(0.3, 1.0))
+    small = small + rng.normal(0.0, rng.uniform(3.0, 7.0), small.shape).astype(np.float32)
+    ok, buf = cv2.imencode(".jpg", np.clip(small, 0, 255).astype(np.uint8),
+                           [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(35, 60))])
+    if not ok:
+        raise ValueError("JPEG encoding failed")
+    return cv2.resize(cv2.imdecode(buf, cv2.IMREAD_COLOR), (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("src", type=Path, nargs="+")
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--seed", type=int, default=57)
+    args = ap.parse_args(argv)
+    rng = np.random.default_rng(args.seed)
+    args.out.mkdir(parents=True, exist_ok=True)
+    n = 0
+    for src in args.src:
+        labels = sorted(p for p in src.glob("*.json") if p.name != "game.json")
+        if not labels:
+            print(f"webcam_spoil: no labels (*.json) in {src}", file=sys.stderr)
+            return 2
+        for lp in labels:
+            label = json.loads(lp.read_text())
+            if "pit_centers_px" not in label or "image" not in label:
+                continue
+            image = cv2.imread(str(src / label["image"]))
+            if image is None:
+                print(f"webcam_spoil: cannot read {src / label['image']}", file=sys.stderr)
+                return 2
+            cv2.imwrite(str(args.out / label["image"]), spoil(image, rng), [cv2.IMWRITE_JPEG_QUALITY, 90])
+            (args.out / lp.name).write_text(json.dumps(label))
+            n += 1
+    print(f"wrote {n} spoilt copies to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
