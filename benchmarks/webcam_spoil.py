@@ -7,7 +7,7 @@ Usage::
     python benchmarks/locate_variants.py OUT --variant ...
 
 Each labelled image in each ``SRC`` (``*.json`` beside its image, as written by ``bao
-render``) is given, with draws of its own from ``--seed``: a colour cast (each channel x
+render``; :func:`vision.count_data.labelled_images`) is given, with draws of its own from ``--seed``: a colour cast (each channel x
 0.8-1.2), a gamma of 0.8-1.3, half the resolution, a blur of 0.3-1 px, noise of 3-7 grey
 levels, JPEG at quality 35-60, then its own size again, and written to ``OUT`` with its
 label unchanged (the corners and pits stay where they were). The renders' own camera
@@ -24,6 +24,11 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from vision.count_data import labelled_images  # noqa: E402
 
 
 def spoil(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -51,21 +56,15 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     n = 0
     for src in args.src:
-        labels = sorted(p for p in src.glob("*.json") if p.name != "game.json")
-        if not labels:
-            print(f"webcam_spoil: no labels (*.json) in {src}", file=sys.stderr)
-            return 2
-        for lp in labels:
-            label = json.loads(lp.read_text())
-            if "pit_centers_px" not in label or "image" not in label:
-                continue
-            image = cv2.imread(str(src / label["image"]))
-            if image is None:
-                print(f"webcam_spoil: cannot read {src / label['image']}", file=sys.stderr)
-                return 2
-            cv2.imwrite(str(args.out / label["image"]), spoil(image, rng), [cv2.IMWRITE_JPEG_QUALITY, 90])
+        before = n
+        for lp, image, label in labelled_images(src):
+            cv2.imwrite(str(args.out / label.get("image", lp.stem + ".jpg")), spoil(image, rng),
+                        [cv2.IMWRITE_JPEG_QUALITY, 90])
             (args.out / lp.name).write_text(json.dumps(label))
             n += 1
+        if n == before:
+            print(f"webcam_spoil: no labelled images (*.json beside a readable image) in {src}", file=sys.stderr)
+            return 2
     print(f"wrote {n} spoilt copies to {args.out}")
     return 0
 
