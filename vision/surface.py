@@ -147,14 +147,16 @@ def _edge_pair(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float,
     if wood is None or cfg.edge_wood_ratio is None:
         return lo_edge, hi_edge
     lo_wood, hi_wood = _wood_edges(prof, wood, lo_edge, hi_edge, inner_lo, inner_hi, lo_end, hi_start, p, cfg)
-    if alike and (lo_wood != lo_edge) != (hi_wood != hi_edge):
+    one_moved = (lo_wood != lo_edge) != (hi_wood != hi_edge)
+    steps = _side_steps(prof, inner_lo, inner_hi, p, cfg) if alike and one_moved else None
+    if steps is not None:
         # one side moved in: the other, if now much wider, takes a step at its margin
-        m_lo, m_hi = inner_lo - lo_wood, hi_wood - inner_hi
-        if hi_wood == hi_edge and m_hi - m_lo > cfg.surface_pair_within * p:
-            at = _mirrored(prof, inner_lo, inner_hi, m_lo, p, cfg, after=True)
+        m_lo, m_hi, within = inner_lo - lo_wood, hi_wood - inner_hi, cfg.surface_pair_within * p
+        if hi_wood == hi_edge and m_hi - m_lo > within:
+            at = _mirrored(steps[1], inner_hi, m_lo, within)
             hi_wood = hi_wood if at is None else at
-        elif lo_wood == lo_edge and m_lo - m_hi > cfg.surface_pair_within * p:
-            at = _mirrored(prof, inner_lo, inner_hi, m_hi, p, cfg, after=False)
+        elif lo_wood == lo_edge and m_lo - m_hi > within:
+            at = _mirrored(steps[0], inner_lo, m_hi, within)
             lo_wood = lo_wood if at is None else at
     return lo_wood, hi_wood
 
@@ -176,19 +178,11 @@ def _side_steps(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float, cf
     return lows, highs, lo_max, hi_max
 
 
-def _mirrored(prof: np.ndarray, inner_lo: float, inner_hi: float, margin: float, p: float, cfg: GridConfig,
-              after: bool) -> float | None:
-    """The step beyond the rims after ``inner_hi`` (``after``) or before ``inner_lo`` whose
-    margin is nearest ``margin``, within ``surface_pair_within`` x the pitch; None if none."""
-    steps = _side_steps(prof, inner_lo, inner_hi, p, cfg)
-    if steps is None:
-        return None
-    within = cfg.surface_pair_within * p
-    if after:
-        near = [y for y, _h in steps[1] if abs((y - inner_hi) - margin) <= within]
-        return min(near, key=lambda y: abs((y - inner_hi) - margin)) if near else None
-    near = [x for x, _h in steps[0] if abs((inner_lo - x) - margin) <= within]
-    return min(near, key=lambda x: abs((inner_lo - x) - margin)) if near else None
+def _mirrored(steps: list[tuple[float, float]], rim: float, margin: float, within: float) -> float | None:
+    """Of ``steps`` ((position, height), on one side of the rims at ``rim``), the one whose
+    margin beyond the rim is nearest ``margin``, within ``within`` px; None if none."""
+    near = [x for x, _h in steps if abs(abs(x - rim) - margin) <= within]
+    return min(near, key=lambda x: abs(abs(x - rim) - margin)) if near else None
 
 
 def _alike_margins(prof: np.ndarray, lo_edge: float, hi_edge: float, inner_lo: float, inner_hi: float,
@@ -202,15 +196,15 @@ def _alike_margins(prof: np.ndarray, lo_edge: float, hi_edge: float, inner_lo: f
     if steps is None:
         return lo_edge, hi_edge
     lows, highs, lo_max, hi_max = steps
+    within = cfg.surface_pair_within * p
     if m_lo > m_hi:  # the wider side's step at the narrower one's margin
-        lo_at = _mirrored(prof, inner_lo, inner_hi, m_hi, p, cfg, after=False)
+        lo_at = _mirrored(lows, inner_lo, m_hi, within)
         if lo_at is not None:
             return lo_at, hi_edge
     else:
-        hi_at = _mirrored(prof, inner_lo, inner_hi, m_lo, p, cfg, after=True)
+        hi_at = _mirrored(highs, inner_hi, m_lo, within)
         if hi_at is not None:
             return lo_edge, hi_at
-    within = cfg.surface_pair_within * p
     pairs: list[tuple[float, float, float]] = []
     for limit in (within, cfg.surface_pair_wider * p):
         pairs = pairs or [(a / lo_max + b / hi_max, x, y) for x, a in lows for y, b in highs
@@ -293,6 +287,13 @@ def _wood_edges(prof: np.ndarray, wood: np.ndarray, lo_edge: float, hi_edge: flo
     return lo_edge, hi_edge
 
 
+def _lattice_centres(gap: float, cfg: GridConfig) -> tuple[np.ndarray, np.ndarray]:
+    """The lattice view's column centres (along x) and row centres (along y)."""
+    p = cfg.lattice_pitch_px
+    b = cfg.lattice_border * p
+    return b + p * np.arange(8), b + p * (np.arange(4) + np.where(np.arange(4) >= 2, gap, 0.0))
+
+
 def _wood_profile(view: np.ndarray, gap: float, cfg: GridConfig) -> np.ndarray | None:
     """How far each row of the view lies in colour from the top face: the Euclidean
     distance in CIE Lab of the row's median over the columns of pits (every second px)
@@ -303,9 +304,7 @@ def _wood_profile(view: np.ndarray, gap: float, cfg: GridConfig) -> np.ndarray |
     if view.ndim != 3:
         return None
     p = cfg.lattice_pitch_px
-    b = cfg.lattice_border * p
-    xs = b + p * np.arange(8)
-    ys = b + p * (np.arange(4) + np.where(np.arange(4) >= 2, gap, 0.0))
+    xs, ys = _lattice_centres(gap, cfg)
     x0 = min(max(int(xs[0]), 0), view.shape[1] - 1)
     lab = cv2.cvtColor(view, cv2.COLOR_BGR2LAB)[:, x0 : int(xs[-1]) + 1 : 2]
     r = max(int(0.08 * p), 1)
@@ -335,9 +334,7 @@ def _edge_profiles(view: np.ndarray, gap: float, cfg: GridConfig) -> tuple[np.nd
     gx = np.abs(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3))
     gy = np.abs(cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3))
     p = cfg.lattice_pitch_px
-    b = cfg.lattice_border * p
-    xs = b + p * np.arange(8)
-    ys = b + p * (np.arange(4) + np.where(np.arange(4) >= 2, gap, 0.0))
+    xs, ys = _lattice_centres(gap, cfg)
     half = int(0.3 * p)
     col_strips = [gy[:, max(int(x) - half, 0) : int(x) + half + 1].mean(axis=1) for x in xs]
     row_strips = [gx[max(int(y) - half, 0) : int(y) + half + 1].mean(axis=0) for y in ys]
@@ -432,10 +429,10 @@ def surface_outlines(view: np.ndarray, grid: PitGrid, gap: float, cfgs: Sequence
     woody = any(c.edge_wood_ratio is not None for c in cfgs)
 
     def axes(v: np.ndarray, c: GridConfig) -> list[_Axis]:
-        """(profile, rims before, rims after, past the rims' slope, distance from the wood's
-        colour or None) across the rows (the long sides), then the columns (the ends)."""
+        """(profile, rims before, rims after, past the rims' slope, no wood profile yet)
+        across the rows (the long sides), then the columns (the ends)."""
         vprof, hprof, xs, ys = _edge_profiles(v, gap, c)
-        return [(vprof, ys[0] - ry, ys[-1] + ry, slope == "both", _wood_profile(v, gap, c) if woody else None),
+        return [(vprof, ys[0] - ry, ys[-1] + ry, slope == "both", None),
                 (hprof, xs[0] - rx, xs[-1] + rx, slope in ("both", "ends"), None)]
 
     def pairs(c: GridConfig, across: list[_Axis]) -> list[tuple[float, float] | None]:
@@ -449,7 +446,11 @@ def surface_outlines(view: np.ndarray, grid: PitGrid, gap: float, cfgs: Sequence
     if wider is not None and (unseen_rows or unseen_cols):
         wc = replace(cfg, lattice_border=cfg.edge_view_border)
         shift = (wc.lattice_border - cfg.lattice_border) * p  # the wider view's offset
-        far = axes(wider(wc), wc)
+        far_view = wider(wc)
+        far = axes(far_view, wc)
+    if woody:  # the wood's colour along the long sides, on the view they are taken from
+        v, c, across = (far_view, wc, far) if far is not None and unseen_rows else (view, cfg, here)
+        across[0] = (*across[0][:4], _wood_profile(v, gap, c))
     out: list[np.ndarray | None] = []
     for c in cfgs:
         rows, cols = pairs(c, here)
