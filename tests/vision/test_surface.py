@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from vision.config import DEFAULT
+from vision.grid import PitGrid
 
 
 def _profile(steps: dict[int, float], n: int = 260) -> np.ndarray:
@@ -198,9 +199,7 @@ def _drawn_view(wood_bgr: tuple[int, int, int], floor_bgr: tuple[int, int, int])
     return np.clip(view + noise, 0, 255).astype(np.uint8)
 
 
-def _drawn_grid() -> object:
-    from vision.grid import PitGrid
-
+def _drawn_grid() -> PitGrid:
     xs, ys = 60 + 40 * np.arange(8), 60 + 40 * np.arange(4)
     centres = np.stack(np.meshgrid(xs, ys), axis=-1).astype(np.float64)
     return PitGrid(centres, (40.0, 40.0), np.ones((4, 8)), 2.0, (14.0, 14.0), 1.0, 32)
