@@ -43,6 +43,7 @@ import numpy as np
 from vision.config import DEFAULT, GridConfig, RectifyConfig, VisionConfig
 from vision.grid import PitGrid, fit_grid, radial_coherence
 from vision.lattice_checks import (
+    bare_row,
     continues,
     covered_columns,
     end_covered,
@@ -502,7 +503,9 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
     ``inner_row_void_gain`` times as much and ``inner_row_void_min`` or more
     (``check_pairs`` and ``respace``; those fits are checked for pairs, not respaced);
     failing that, from its own row pitch with the void row as part of the middle gap
-    (:func:`_halves_apart`), kept when it scores ``halves_apart_gain`` times as much.
+    (:func:`_halves_apart`), kept when it scores ``halves_apart_gain`` times as much
+    (``halves_apart_bare_gain`` times when the void row looks like bare wood,
+    :func:`bare_row`).
     A lattice whose outer line is weak while the line beyond the other side shows
     pits, but not by ``edge_beyond_ratio`` (by ``edge_doubt_ratio``), is fitted again
     shifted one pitch that way, and the better-scoring fit kept (``second_look``):
@@ -583,6 +586,9 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
         apart = _halves_apart(image, hlat, gap, void_row, cfg, lap)
         if apart is not None and apart.grid.score >= gc.halves_apart_gain * score:
             return apart
+        if (apart is not None and apart.grid.score >= gc.halves_apart_bare_gain * score
+                and bare_row(lview, nominal, between, void_row, gc)):
+            return apart  # (the void row is bare wood, not heaps: the halves lie apart)
     if second_look and gc.edge_doubt_ratio > 0 and score > 0 and shift == (0, 0):
         doubt = slipped(table, gc, ratio=gc.edge_doubt_ratio)
         if doubt != (0, 0):

@@ -443,6 +443,15 @@ class GridConfig:
     # 3.90); () leaves it off
     halves_apart_gaps: tuple[float, ...] = (1.0,)
     halves_apart_gain: float = 1.1
+    # ... or halves_apart_bare_gain x as much when the void row looks like the board's bare
+    # surface (the median over its 8 cells of vision.lattice_checks.cell_unlikeness at most
+    # halves_apart_bare_unlike; a row of heaps or an arm mostly looks unlike it): a board
+    # whose halves lay 0.74 row pitches apart took a lattice with a row on the wood between
+    # them (1.38; its cells 1.22 unlike the surface), 8 pits wrong and a false hand, and
+    # the refit with the halves apart, every pit in place, scored 1.42 (synth_941_0000).
+    # None: off
+    halves_apart_bare_unlike: float | None = 1.5
+    halves_apart_bare_gain: float = 1.0
     lattice_passes: int = 3  # peak -> homography refits
     peak_search_frac: float = 0.25  # each pit's rim is searched within +/- this x pitch (first pass)
     rim_radius_fracs: tuple[float, ...] = tuple(0.22 + 0.02 * i for i in range(13))  # pit radius / pitch

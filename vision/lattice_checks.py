@@ -307,6 +307,19 @@ def cell_unlikeness(view: np.ndarray, points: np.ndarray, between: np.ndarray, p
     return np.array([float(np.abs(mean_at(grid[i, c]) - ref).sum()) / spread for i, c in cells])
 
 
+def bare_row(view: np.ndarray, points: np.ndarray, between: np.ndarray, row: int, cfg: GridConfig) -> bool:
+    """Whether lattice row ``row`` (0..3) looks like the board's bare surface: the median
+    over its 8 cells of :func:`cell_unlikeness` at most ``GridConfig.halves_apart_bare_unlike``
+    (False when that is None or the surface points leave the view). An inner row void of
+    pits that looks so is the wood between the halves of a board whose halves lie apart
+    rather than a row of heaps or an arm (which mostly look unlike it)."""
+    if cfg.halves_apart_bare_unlike is None:
+        return False
+    far = cell_unlikeness(view, points, between, cfg.lattice_pitch_px, np.zeros(0, int),
+                          [(row, c) for c in range(8)])
+    return far is not None and bool(np.median(far) <= cfg.halves_apart_bare_unlike)
+
+
 def paired_ratios(gx: np.ndarray, gy: np.ndarray, nominal: np.ndarray, cfg: GridConfig,
                   ) -> tuple[float, float]:
     """How much better pairs of lattice lines look like single pits twice as long

@@ -245,3 +245,40 @@ def test_an_outer_row_is_taken_as_under_an_arm_only_in_part_and_unlike_the_wood(
     from dataclasses import replace
 
     assert not row_covered(table, arm, nominal, between, replace(gc, covered_rows=False))
+
+
+def test_an_inner_row_of_bare_wood_is_bare_and_one_of_heaps_is_not() -> None:
+    # vision.lattice_checks.bare_row (GridConfig.halves_apart_bare_unlike): a lattice row on
+    # the wood between a board's halves looks like the surface between the pits; a row of
+    # seeds heaped over its pits does not
+    import cv2
+
+    from vision.board import _lattice_points
+    from vision.lattice_checks import bare_row
+
+    gc = DEFAULT.grid
+    p, b = gc.lattice_pitch_px, gc.lattice_border
+    nominal = _lattice_points(0.0) * p + b * p
+    mids = nominal.reshape(4, 8, 2)
+    between = (0.25 * (mids[:-1, :-1] + mids[1:, :-1] + mids[:-1, 1:] + mids[1:, 1:])).reshape(-1, 2)
+    size = (int((7 + 2 * b) * p), int((3 + 2 * b) * p))
+    rng = np.random.default_rng(5)
+    wood = np.full((size[1], size[0], 3), (60, 110, 160), np.float32)  # BGR: a mid-brown board
+    wood += rng.normal(0, 6, wood.shape[:2])[..., None]  # grain
+    view = wood.copy()
+    for r in (0, 1, 3):  # dark pits on rows 0, 1 and 3; row 2 is bare wood
+        for c in range(8):
+            x, y = (int(v) for v in mids[r, c])
+            cv2.circle(view, (x, y), 12, (30, 55, 80), -1)
+    view = np.clip(view, 0, 255).astype(np.uint8)
+    assert bare_row(view, nominal, between, 2, gc)
+    assert not bare_row(view, nominal, between, 1, gc)  # a row of pits
+    heaps = view.copy()
+    for c in range(8):  # grey nuts heaped over row 2's pits
+        x, y = (int(v) for v in mids[2, c])
+        for dx, dy in ((-6, -5), (6, -4), (0, 6), (-7, 5), (7, 6)):
+            cv2.circle(heaps, (x + dx, y + dy), 6, (150, 150, 145), -1)
+    assert not bare_row(heaps, nominal, between, 2, gc)
+    from dataclasses import replace
+
+    assert not bare_row(view, nominal, between, 2, replace(gc, halves_apart_bare_unlike=None))
