@@ -212,13 +212,11 @@ def test_an_end_column_under_a_sleeve_is_covered_but_a_margin_or_the_boards_end_
     assert not covered_columns(view, pts, between, 40.0, np.arange(8), cfg, ends=True)
 
 
-def test_an_outer_row_is_taken_as_under_an_arm_only_in_part_and_unlike_the_wood() -> None:
-    # vision.lattice_checks.row_covered: a player's arm over a run of one outer row's pits, while
-    # the others show, against a lattice one pitch off (its whole outer row on the margin)
-    import cv2
-
+def _board_lattice(grain: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A lattice view of the default settings showing only a mid-brown board (``grain``:
+    the sd of a noise laid over it). Returns (view, the 32 lattice points, the 21 points
+    between four pits, the lattice points as (4, 8, 2))."""
     from vision.board import _lattice_points
-    from vision.lattice_checks import row_covered
 
     gc = DEFAULT.grid
     p, b = gc.lattice_pitch_px, gc.lattice_border
@@ -226,7 +224,21 @@ def test_an_outer_row_is_taken_as_under_an_arm_only_in_part_and_unlike_the_wood(
     mids = nominal.reshape(4, 8, 2)
     between = (0.25 * (mids[:-1, :-1] + mids[1:, :-1] + mids[:-1, 1:] + mids[1:, 1:])).reshape(-1, 2)
     size = (int((7 + 2 * b) * p), int((3 + 2 * b) * p))
-    wood = np.full((size[1], size[0], 3), (60, 110, 160), np.uint8)  # BGR: a mid-brown board
+    wood = np.full((size[1], size[0], 3), (60, 110, 160), np.float32)  # BGR: a mid-brown board
+    if grain:
+        wood += np.random.default_rng(5).normal(0, grain, wood.shape[:2])[..., None]
+    return np.clip(wood, 0, 255).astype(np.uint8), nominal, between, mids
+
+
+def test_an_outer_row_is_taken_as_under_an_arm_only_in_part_and_unlike_the_wood() -> None:
+    # vision.lattice_checks.row_covered: a player's arm over a run of one outer row's pits, while
+    # the others show, against a lattice one pitch off (its whole outer row on the margin)
+    import cv2
+
+    from vision.lattice_checks import row_covered
+
+    gc = DEFAULT.grid
+    wood, nominal, between, mids = _board_lattice()
     arm = wood.copy()
     for c in range(3, 8):  # skin-coloured cells over B4..B8 (row 3, columns 3-7)
         x, y = (int(v) for v in mids[3, c])
@@ -253,24 +265,14 @@ def test_an_inner_row_of_bare_wood_is_bare_and_one_of_heaps_is_not() -> None:
     # seeds heaped over its pits does not
     import cv2
 
-    from vision.board import _lattice_points
     from vision.lattice_checks import bare_row
 
     gc = DEFAULT.grid
-    p, b = gc.lattice_pitch_px, gc.lattice_border
-    nominal = _lattice_points(0.0) * p + b * p
-    mids = nominal.reshape(4, 8, 2)
-    between = (0.25 * (mids[:-1, :-1] + mids[1:, :-1] + mids[:-1, 1:] + mids[1:, 1:])).reshape(-1, 2)
-    size = (int((7 + 2 * b) * p), int((3 + 2 * b) * p))
-    rng = np.random.default_rng(5)
-    wood = np.full((size[1], size[0], 3), (60, 110, 160), np.float32)  # BGR: a mid-brown board
-    wood += rng.normal(0, 6, wood.shape[:2])[..., None]  # grain
-    view = wood.copy()
+    view, nominal, between, mids = _board_lattice(grain=6.0)
     for r in (0, 1, 3):  # dark pits on rows 0, 1 and 3; row 2 is bare wood
         for c in range(8):
             x, y = (int(v) for v in mids[r, c])
             cv2.circle(view, (x, y), 12, (30, 55, 80), -1)
-    view = np.clip(view, 0, 255).astype(np.uint8)
     assert bare_row(view, nominal, between, 2, gc)
     assert not bare_row(view, nominal, between, 1, gc)  # a row of pits
     heaps = view.copy()
