@@ -447,8 +447,9 @@ class GridConfig:
     # surface (the median over its 8 cells of vision.lattice_checks.cell_unlikeness at most
     # halves_apart_bare_unlike; a row of heaps or an arm mostly looks unlike it): a board
     # whose halves lay 0.74 row pitches apart took a lattice with a row on the wood between
-    # them (1.38; its cells 1.22 unlike the surface), 8 pits wrong and a false hand, and
-    # the refit with the halves apart, every pit in place, scored 1.42 (synth_941_0000).
+    # them (1.38; its cells 1.22 unlike the surface), a row of pits off it named hidden
+    # under a hand, and the refit with the halves apart, every pit in place, scored 1.42
+    # (synth_941_0000).
     # None: off
     halves_apart_bare_unlike: float | None = 1.5
     halves_apart_bare_gain: float = 1.0
