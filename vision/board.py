@@ -34,7 +34,9 @@ and the board's aspect. Points are OpenCV ``(x, y)``.
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 import cv2
@@ -446,6 +448,35 @@ def _fit_once(image: np.ndarray, corners: np.ndarray, aspect: float, cfg: Vision
     return fit_from_lattice(image, hlat, gap, cfg, lap)
 
 
+_POOLS: dict[int, ThreadPoolExecutor] = {}
+_POOLS_LOCK = threading.Lock()
+_IN_POOL = threading.local()
+
+
+def _fitted(calls: Sequence[Callable[[], TopFace]], cfg: GridConfig) -> list[TopFace]:
+    """Each of ``calls`` made, their fits in the same order: on up to
+    ``GridConfig.refit_threads`` threads, no more than OpenCV's own thread count
+    (``cv2.getNumThreads``: one where one core's time is measured); in turn when that
+    is one, or from inside such a thread already (a doubled lattice's fits within one
+    of the respaced rows'). The fits are the same either way."""
+    workers = min(cfg.refit_threads, cv2.getNumThreads())
+    if workers <= 1 or len(calls) < 2 or getattr(_IN_POOL, "on", False):
+        return [call() for call in calls]
+    with _POOLS_LOCK:
+        pool = _POOLS.get(workers)
+        if pool is None:
+            pool = _POOLS[workers] = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="bao-refit")
+
+    def run(call: Callable[[], TopFace]) -> TopFace:
+        _IN_POOL.on = True
+        try:
+            return call()
+        finally:
+            _IN_POOL.on = False
+
+    return list(pool.map(run, calls))
+
+
 def _doubled(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: VisionConfig,
              lap: Callable[[str], None] | None, rows: bool) -> TopFace:
     """The best fit started from a lattice of twice the row pitch (``rows``) or column
@@ -458,7 +489,8 @@ def _doubled(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: VisionConfig,
         gap = 0.0  # the middle gap lies inside the new pitch
     else:
         starts = [np.array([[2.0, 0, 0.5 + 2.0 * first], [0, 1.0, 0], [0, 0, 1]]) for first in (-4, -3, -2, -1, 0)]
-    fits = [fit_from_lattice(image, hlat @ start, gap, cfg, lap, check_pairs=False) for start in starts]
+    fits = _fitted([functools.partial(fit_from_lattice, image, hlat @ start, gap, cfg, check_pairs=False)
+                    for start in starts], cfg.grid)
     return max(fits, key=lambda fit: fit.grid.score)
 
 
@@ -470,10 +502,10 @@ def _respaced_rows(image: np.ndarray, hlat: np.ndarray, cfg: VisionConfig,
     against the wrong lattice is not known, and the lattice refit only settles from a
     start within about a quarter pitch."""
     gc = cfg.grid
-    fits = [fit_from_lattice(image, hlat @ np.array([[1.0, 0, 0], [0, k, first], [0, 0, 1]]),
-                             gap, cfg, lap, respace=False)
-            for k in gc.inner_row_void_pitch for first in gc.inner_row_void_starts
-            for gap in gc.inner_row_void_gaps]
+    fits = _fitted([functools.partial(fit_from_lattice, image, hlat @ np.array([[1.0, 0, 0], [0, k, first], [0, 0, 1]]),
+                                      gap, cfg, respace=False)
+                    for k in gc.inner_row_void_pitch for first in gc.inner_row_void_starts
+                    for gap in gc.inner_row_void_gaps], gc)
     return max(fits, key=lambda fit: fit.grid.score)
 
 

@@ -405,3 +405,49 @@ def test_the_outline_past_the_rims_step_goes_with_the_fit_and_is_what_locate_rep
     # a quad the search took from other corners than its fit's keeps them
     moved = BoardQuad(fit.corners + 3.0, fit.grid.score, fit.aspect, "pit_scan", outlined)
     assert _outlined(moved) is moved
+
+
+def test_refits_on_threads_are_the_fits_made_in_turn() -> None:
+    # GridConfig.refit_threads (vision.board._fitted): the respaced rows' and a doubled
+    # lattice's fits made on two threads come back in order, the same as made in turn; a
+    # call that makes fits of its own from inside a thread makes them in turn (no wait on
+    # the busy pool); one OpenCV thread means one fitting thread
+    import threading
+    from dataclasses import replace
+
+    import cv2
+
+    from vision.board import _doubled, _fitted
+
+    gc = DEFAULT.grid
+    threads_before = cv2.getNumThreads()
+    try:
+        cv2.setNumThreads(2)
+        names: list[str] = []
+
+        def call(k: int):
+            def made() -> int:
+                names.append(threading.current_thread().name)
+                inner = _fitted([lambda j=j: 10 * k + j for j in range(3)], gc)
+                return (k, inner)
+            return made
+
+        got = _fitted([call(k) for k in range(6)], gc)
+        assert got == [(k, [10 * k, 10 * k + 1, 10 * k + 2]) for k in range(6)]
+        assert all(n.startswith("bao-refit") for n in names)
+        names.clear()
+        assert _fitted([call(k) for k in range(2)], replace(gc, refit_threads=1))[1] == (1, [10, 11, 12])
+        assert names == [threading.current_thread().name] * 2
+        # a board's lattice of half the row pitch, refitted from twice the pitch: the same fit
+        scene = draw_scene(START_COUNTS, default_corners((960, 540), 0, 0.0, 0.6), size=(960, 540), seed=3)
+        half = _true_lattice(scene) @ np.array([[1.0, 0, 0], [0, 0.5, 0], [0, 0, 1]])
+        one = replace(DEFAULT, grid=replace(gc, refit_threads=1))
+        on_two, in_turn = _doubled(scene.image, half, 0.0, DEFAULT, None, True), _doubled(scene.image, half, 0.0, one, None, True)
+        assert on_two.grid.score == in_turn.grid.score > 1.0
+        assert np.array_equal(on_two.corners, in_turn.corners)
+        cv2.setNumThreads(1)
+        names.clear()
+        _fitted([call(k) for k in range(2)], gc)
+        assert names == [threading.current_thread().name] * 2
+    finally:
+        cv2.setNumThreads(threads_before)
