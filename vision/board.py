@@ -477,12 +477,12 @@ def _fitted(calls: Sequence[Callable[[], TopFace]], cfg: GridConfig) -> list[Top
     return list(pool.map(run, calls))
 
 
-def _doubled(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: VisionConfig,
-             lap: Callable[[str], None] | None, rows: bool) -> TopFace:
+def _doubled(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: VisionConfig, rows: bool) -> TopFace:
     """The best fit started from a lattice of twice the row pitch (``rows``) or column
     pitch, its lines through the middles of ``hlat``'s line pairs (rows 0-1 and 2-3,
     or columns 0-1, 2-3, 4-5 and 6-7) and on beyond them to either side: which of
-    the board's lines the middle of the first pair is, is not known."""
+    the board's lines the middle of the first pair is, is not known. (The fits are
+    made by :func:`_fitted`, and their time goes to the caller's next lap.)"""
     if rows:
         pitch = 2.0 + gap  # from the middle of rows 0-1 to the middle of rows 2-3
         starts = [np.array([[1.0, 0, 0], [0, pitch, 0.5 + pitch * first], [0, 0, 1]]) for first in (-2, -1, 0)]
@@ -494,13 +494,12 @@ def _doubled(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: VisionConfig,
     return max(fits, key=lambda fit: fit.grid.score)
 
 
-def _respaced_rows(image: np.ndarray, hlat: np.ndarray, cfg: VisionConfig,
-                   lap: Callable[[str], None] | None) -> TopFace:
+def _respaced_rows(image: np.ndarray, hlat: np.ndarray, cfg: VisionConfig) -> TopFace:
     """The best fit started from lattices of ``inner_row_void_pitch`` x ``hlat``'s row
     pitch (each factor), their first row at each of ``inner_row_void_starts`` (in
     ``hlat``'s rows), with each of ``inner_row_void_gaps``: where the board's rows lie
     against the wrong lattice is not known, and the lattice refit only settles from a
-    start within about a quarter pitch."""
+    start within about a quarter pitch. (As in :func:`_doubled`, on :func:`_fitted`.)"""
     gc = cfg.grid
     fits = _fitted([functools.partial(fit_from_lattice, image, hlat @ np.array([[1.0, 0, 0], [0, k, first], [0, 0, 1]]),
                                       gap, cfg, respace=False)
@@ -604,14 +603,14 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
         for paired, limit, rows in ((pair_rows, gc.paired_rows_max, True),
                                     (pair_cols, gc.paired_columns_max, False)):
             if paired > limit:
-                doubled = _doubled(image, hlat, gap, cfg, lap, rows)
+                doubled = _doubled(image, hlat, gap, cfg, rows)
                 if doubled.grid.score > 0:
                     return doubled
                 score = 0.0  # two lattice lines on each pit: half the board, or no board
                 break
     void_row = inner_void_row(table, gc) if check_pairs and respace and score > 0 else None
     if void_row is not None:
-        respaced = _respaced_rows(image, hlat, cfg, lap)
+        respaced = _respaced_rows(image, hlat, cfg)
         # (else the lattice stays: a row of heaps hides its rims too)
         if respaced.grid.score >= max(gc.inner_row_void_gain * score, gc.inner_row_void_min):
             return respaced

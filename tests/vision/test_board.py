@@ -442,7 +442,7 @@ def test_refits_on_threads_are_the_fits_made_in_turn() -> None:
         scene = draw_scene(START_COUNTS, default_corners((960, 540), 0, 0.0, 0.6), size=(960, 540), seed=3)
         half = _true_lattice(scene) @ np.array([[1.0, 0, 0], [0, 0.5, 0], [0, 0, 1]])
         one = replace(DEFAULT, grid=replace(gc, refit_threads=1))
-        on_two, in_turn = _doubled(scene.image, half, 0.0, DEFAULT, None, True), _doubled(scene.image, half, 0.0, one, None, True)
+        on_two, in_turn = _doubled(scene.image, half, 0.0, DEFAULT, True), _doubled(scene.image, half, 0.0, one, True)
         assert on_two.grid.score == in_turn.grid.score > 1.0
         assert np.array_equal(on_two.corners, in_turn.corners)
         cv2.setNumThreads(1)
