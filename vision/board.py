@@ -34,6 +34,7 @@ and the board's aspect. Points are OpenCV ``(x, y)``.
 from __future__ import annotations
 
 import functools
+import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -451,6 +452,8 @@ def _fit_once(image: np.ndarray, corners: np.ndarray, aspect: float, cfg: Vision
 _POOLS: dict[int, ThreadPoolExecutor] = {}
 _POOLS_LOCK = threading.Lock()
 _IN_POOL = threading.local()
+# (a process forked after using a pool starts with none: the pool's threads stay with the parent)
+os.register_at_fork(after_in_child=_POOLS.clear)
 
 
 def _fitted(calls: Sequence[Callable[[], TopFace]], cfg: GridConfig) -> list[TopFace]:

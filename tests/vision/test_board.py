@@ -451,3 +451,33 @@ def test_refits_on_threads_are_the_fits_made_in_turn() -> None:
         assert names == [threading.current_thread().name] * 2
     finally:
         cv2.setNumThreads(threads_before)
+
+
+def test_a_process_forked_after_refits_on_threads_makes_its_own() -> None:
+    # vision.board._fitted in a child forked after the parent used the pool (a benchmark's
+    # worker processes): the child's copy of the pool has no threads, so it makes its own
+    import multiprocessing
+
+    import cv2
+
+    from vision.board import _fitted
+
+    threads_before = cv2.getNumThreads()
+    try:
+        cv2.setNumThreads(2)
+        assert _fitted([lambda: 1, lambda: 2], DEFAULT.grid) == [1, 2]  # the parent's pool made
+        ctx = multiprocessing.get_context("fork")
+        with ctx.Pool(1) as pool:
+            got = pool.apply_async(_forked_fits).get(timeout=60)
+        assert got == [0, 1, 2]
+    finally:
+        cv2.setNumThreads(threads_before)
+
+
+def _forked_fits() -> list[int]:
+    import cv2
+
+    from vision.board import _fitted
+
+    cv2.setNumThreads(2)
+    return _fitted([lambda k=k: k for k in range(3)], DEFAULT.grid)
