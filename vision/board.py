@@ -34,10 +34,8 @@ and the board's aspect. Points are OpenCV ``(x, y)``.
 from __future__ import annotations
 
 import functools
-import os
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 import cv2
@@ -60,7 +58,7 @@ from vision.lattice_checks import (
     unseen_sides,
     void_columns,
 )
-from vision.locate import dark_retry_copy
+from vision.locate import dark_retry_copy, helper_pool
 from vision.outlines import edge_magnitude, refine_sides
 from vision.rectify import canonical_size, rectify, to_image
 from vision.rims import gradients, measure_radius, refine_peaks, rim_centres, rim_evidence
@@ -449,26 +447,18 @@ def _fit_once(image: np.ndarray, corners: np.ndarray, aspect: float, cfg: Vision
     return fit_from_lattice(image, hlat, gap, cfg, lap)
 
 
-_POOLS: dict[int, ThreadPoolExecutor] = {}
-_POOLS_LOCK = threading.Lock()
 _IN_POOL = threading.local()
-# (a process forked after using a pool starts with none: the pool's threads stay with the parent)
-os.register_at_fork(after_in_child=_POOLS.clear)
 
 
 def _fitted(calls: Sequence[Callable[[], TopFace]], cfg: GridConfig) -> list[TopFace]:
-    """Each of ``calls`` made, their fits in the same order: on up to
-    ``GridConfig.refit_threads`` threads, no more than OpenCV's own thread count
-    (``cv2.getNumThreads``: one where one core's time is measured); in turn when that
-    is one, or from inside such a thread already (a doubled lattice's fits within one
-    of the respaced rows'). The fits are the same either way."""
-    workers = min(cfg.refit_threads, cv2.getNumThreads())
-    if workers <= 1 or len(calls) < 2 or getattr(_IN_POOL, "on", False):
+    """Each of ``calls`` made, their fits in the same order: on the locate stage's helper
+    threads (:func:`vision.locate.helper_pool`) when ``GridConfig.refit_threads`` and
+    OpenCV's own thread count (``cv2.getNumThreads``: one where one core's time is
+    measured) are both above one; in turn when either is one, or from inside such a
+    thread already (a doubled lattice's fits within one of the respaced rows'). The fits
+    are the same either way."""
+    if min(cfg.refit_threads, cv2.getNumThreads()) <= 1 or len(calls) < 2 or getattr(_IN_POOL, "on", False):
         return [call() for call in calls]
-    with _POOLS_LOCK:
-        pool = _POOLS.get(workers)
-        if pool is None:
-            pool = _POOLS[workers] = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="bao-refit")
 
     def run(call: Callable[[], TopFace]) -> TopFace:
         _IN_POOL.on = True
@@ -477,7 +467,7 @@ def _fitted(calls: Sequence[Callable[[], TopFace]], cfg: GridConfig) -> list[Top
         finally:
             _IN_POOL.on = False
 
-    return list(pool.map(run, calls))
+    return list(helper_pool().map(run, calls))
 
 
 def _doubled(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: VisionConfig, rows: bool) -> TopFace:

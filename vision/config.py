@@ -453,11 +453,11 @@ class GridConfig:
     # None: off
     halves_apart_bare_unlike: float | None = 1.5
     halves_apart_bare_gain: float = 1.0
-    # the respaced rows' 16 fits and a doubled lattice's 3-5 are made on up to this many
-    # threads (vision.board._fitted; never more than OpenCV's own thread count, so one
-    # where one core's time is measured): the same fits, in the same order, while OpenCV
-    # and numpy release the GIL for much of each. On two cores the respaced rows of four
-    # photos took 0.60-0.85 s instead of 0.78-1.1 s. 1: in turn
+    # the respaced rows' 16 fits and a doubled lattice's 3-5 are made on the locate stage's
+    # two helper threads when this is above 1 (vision.board._fitted; not when OpenCV has one
+    # thread, where one core's time is measured): the same fits, in the same order, while
+    # OpenCV and numpy release the GIL for much of each. On two cores the respaced rows of
+    # four photos took 0.60-0.85 s instead of 0.78-1.1 s. 1: in turn
     refit_threads: int = 2
     lattice_passes: int = 3  # peak -> homography refits
     peak_search_frac: float = 0.25  # each pit's rim is searched within +/- this x pitch (first pass)

@@ -42,6 +42,7 @@ Debug: ``python -m vision.locate IMG --debug OUT.png``.
 from __future__ import annotations
 
 import argparse
+import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -74,16 +75,29 @@ class BoardQuad:
 
 
 T = TypeVar("T")
+HELPER_THREADS = 2  # the helper pool's threads (this machine's two cores)
 _POOL: ThreadPoolExecutor | None = None
 _POOL_LOCK = threading.Lock()
 
 
-def _pool() -> ThreadPoolExecutor:
+def helper_pool() -> ThreadPoolExecutor:
+    """The board search's helper threads (``HELPER_THREADS``), made on first use: the
+    outline ranking started ahead (``LocateConfig.background``) and the refits made side
+    by side (:func:`vision.board._fitted`)."""
     global _POOL
     with _POOL_LOCK:
         if _POOL is None:
-            _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="bao-locate")
+            _POOL = ThreadPoolExecutor(max_workers=HELPER_THREADS, thread_name_prefix="bao-helper")
         return _POOL
+
+
+def _forget_pool() -> None:
+    """(In a forked child: the parent's pool threads stay with the parent; a new pool is made.)"""
+    global _POOL
+    _POOL = None
+
+
+os.register_at_fork(after_in_child=_forget_pool)
 
 
 class _Later(Generic[T]):
@@ -94,7 +108,7 @@ class _Later(Generic[T]):
 
     def __init__(self, background: bool, fn: Callable[..., T], *args: Any) -> None:
         self._fn, self._args = fn, args
-        self._future: Future[T] | None = _pool().submit(fn, *args) if background else None
+        self._future: Future[T] | None = helper_pool().submit(fn, *args) if background else None
         self._value: tuple[T] | None = None
 
     def result(self) -> T:

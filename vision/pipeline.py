@@ -355,10 +355,10 @@ def warm_up(cfg: VisionConfig = DEFAULT) -> float:
     Returns the milliseconds it took.
     """
     t0 = time.perf_counter()
-    from vision.locate import _pool
+    from vision.locate import helper_pool
 
     if cfg.locate.background:
-        _pool()
+        helper_pool()
     # once through every stage on a drawn board: the network is loaded and run at the
     # pipeline's batch sizes, and the first calls' allocations and lazy imports are made
     board = _practice_board()

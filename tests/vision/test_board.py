@@ -434,7 +434,7 @@ def test_refits_on_threads_are_the_fits_made_in_turn() -> None:
 
         got = _fitted([call(k) for k in range(6)], gc)
         assert got == [(k, [10 * k, 10 * k + 1, 10 * k + 2]) for k in range(6)]
-        assert all(n.startswith("bao-refit") for n in names)
+        assert all(n.startswith("bao-helper") for n in names)
         names.clear()
         assert _fitted([call(k) for k in range(2)], replace(gc, refit_threads=1))[1] == (1, [10, 11, 12])
         assert names == [threading.current_thread().name] * 2
