@@ -50,6 +50,15 @@ class LocateConfig:
     verify_pitch_px: float = 40.0  # lattice view pitch of that quick fit
     verify_passes: int = 3  # its lattice refits
     verify_other_min: float = 0.7  # a finalist other than the best-ranked needs this fit
+    # ... and so does the best-ranked one when its fit (quick, under verify_other_min) has
+    # a playing surface with a corner more than this x the outline's longest side from the
+    # outline's own corners: a lattice that slid off its outline onto the table beside it
+    # is no better than another finalist's. Over 1059 photos (the labelled render sets of
+    # seeds 739-961, the singles, the hard samples, 160 webcam-spoilt copies, 25 bare
+    # tables) the boards found by an outline's fit under 0.7 slid 0.01-0.15 from it, the
+    # one bare table taken for a board (tiles, 0.35) 0.50; fits of 0.7-1.0 on the board
+    # slid up to 0.46 (docs/vision.md, fifty-ninth session). None: off
+    slid_fit_agree: float | None = 0.3
     # the strongest and the best-ranked outlines' single fits stop after the comb search
     # when the comb lattice scores under this (over 220 renders, all 109 first fits of 0.75
     # or more had 1.83 or more, and 34 of the 111 failing ones less than 1.6; ~20 ms each)

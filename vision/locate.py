@@ -415,6 +415,9 @@ def _verified(image: np.ndarray, ranked: list[tuple[float, np.ndarray, str]], sc
         # the best-ranked quad needs a plausible lattice; another one must fit clearly
         # better than a table can (a wrong board is worse than none)
         need = cfg.grid.min_lattice_score if i == 0 else lc.verify_other_min
+        if (i == 0 and lc.slid_fit_agree is not None and fit.grid.score < lc.verify_other_min
+                and outline_agreement(fit.corners, q / scale) > lc.slid_fit_agree):
+            need = lc.verify_other_min  # (slid off its outline: held as the others are)
         off = _off_bar(fit.corners, image, lc)  # (a lattice running off the image: a clear one)
         if fit.grid.score >= max(need, off) and (best is None or fit.grid.score > best[0]):
             best = (fit.grid.score, q, name, fit)

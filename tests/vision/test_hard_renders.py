@@ -18,7 +18,7 @@ from samples import (
     pit_offsets,
 )
 
-from vision.config import VisionConfig
+from vision.config import DEFAULT, VisionConfig
 from vision.errors import BoardNotFound
 from vision.holes import HOLES, flatten
 from vision.pipeline import Recognition, recognize
@@ -196,6 +196,22 @@ def test_a_brick_table_without_a_board_is_no_board() -> None:
     assert image is not None
     with pytest.raises(BoardNotFound):
         locate_board(image)
+
+
+def test_a_tiled_floor_without_a_board_is_no_board() -> None:
+    # sample_images/hard/bare_s56_0020.jpg: a strip of tiled floor cut beside a render, the
+    # one of 25 bare tables read as a board: a 0.35 lattice on the tiles, its surface slid
+    # half the outline's length off the best-ranked outline (LocateConfig.slid_fit_agree)
+    import dataclasses
+
+    from vision.locate import locate_board
+
+    image = cv2.imread(str(HARD / "bare_s56_0020.jpg"))  # (a bare table: no label beside it)
+    assert image is not None
+    with pytest.raises(BoardNotFound):
+        locate_board(image)
+    off = dataclasses.replace(DEFAULT, locate=dataclasses.replace(DEFAULT.locate, slid_fit_agree=None))
+    assert locate_board(image, off).score < 0.7  # (without the rule: the weak lattice on the tiles)
 
 
 def test_a_render_cut_by_the_frame_is_no_board_and_says_where_it_runs_off() -> None:

@@ -144,6 +144,50 @@ def test_the_next_outlines_also_replace_a_weak_fit_when_they_fit_better(
                      more=lambda: [(0.5, quads["better"], "better")]).method == "weak"
 
 
+def test_a_weak_fit_that_slid_off_the_best_ranked_outline_needs_what_the_others_need(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # LocateConfig.slid_fit_agree: the best-ranked outline's fit needs only
+    # min_lattice_score while it lies on that outline; a weak fit (under verify_other_min)
+    # whose playing surface slid more than slid_fit_agree x the outline's longest side off
+    # it needs verify_other_min, as any other finalist's (seen: a lattice on floor tiles
+    # beside its outline, 0.35, slid 0.50)
+    import dataclasses
+    from types import SimpleNamespace
+
+    import vision.board
+    from vision.errors import BoardNotFound
+    from vision.locate import _verified
+
+    box = np.array([[100, 100], [500, 100], [500, 250], [100, 250]], np.float64)  # longest side 400
+    fitted = {"corners": box, "score": 0.4}
+
+    def fake_fit(image, quad, aspect, cfg, **kw):  # noqa: ANN001, ANN003, ANN202
+        return SimpleNamespace(grid=SimpleNamespace(score=fitted["score"]), corners=fitted["corners"], aspect=3.0)
+
+    monkeypatch.setattr(vision.board, "fit_top_face", fake_fit)
+    cfg = dataclasses.replace(DEFAULT, locate=dataclasses.replace(DEFAULT.locate, pit_scan=False))
+    image = np.zeros((400, 700, 3), np.uint8)
+    finalists = [(1.0, box, "kmeans")]
+    assert cfg.locate.slid_fit_agree == pytest.approx(0.3)
+    # on its outline, or slid by 0.25 x 400 px: taken at 0.4
+    assert _verified(image, finalists, 1.0, cfg).score == pytest.approx(0.4)
+    fitted["corners"] = box + (100, 0)
+    assert _verified(image, finalists, 1.0, cfg).method == "kmeans"
+    # slid by 0.35 x 400 px: not at 0.4, nor at 0.69; at 0.7 it is
+    fitted["corners"] = box + (140, 0)
+    with pytest.raises(BoardNotFound):
+        _verified(image, finalists, 1.0, cfg)
+    fitted["score"] = 0.69
+    with pytest.raises(BoardNotFound):
+        _verified(image, finalists, 1.0, cfg)
+    fitted["score"] = 0.7
+    assert _verified(image, finalists, 1.0, cfg).score == pytest.approx(0.7)
+    # off: the slid fit is taken at 0.4 again
+    fitted["score"] = 0.4
+    off = dataclasses.replace(cfg, locate=dataclasses.replace(cfg.locate, slid_fit_agree=None))
+    assert _verified(image, finalists, 1.0, off).score == pytest.approx(0.4)
+
+
 def test_a_weak_pit_scan_lattice_is_fitted_again_as_a_top_face(monkeypatch: pytest.MonkeyPatch) -> None:
     # LocateConfig.pit_scan_refit: a scan lattice whose fit scores under
     # pit_scan_min_score is fitted again by fit_top_face from that fit's corners (the
