@@ -219,6 +219,9 @@ class TopFace:
     # from ``corners`` (its refits and checks were tuned on them), and the board it settles
     # on is reported with these (:meth:`outlined`)
     outline: tuple[np.ndarray, float] | None = None
+    # the fit stopped after the comb search, its lattice scoring under the ``comb_min``
+    # given to :func:`fit_top_face` (the grid is the comb's, scoring 0)
+    comb_only: bool = False
 
     def outlined(self) -> TopFace:
         """This fit with its :attr:`outline` as its corners (itself when it has none)."""
@@ -374,7 +377,8 @@ def _within_corners(image: np.ndarray, corners: np.ndarray, aspect: float, cfg: 
 
 def fit_top_face(image: np.ndarray, corners: np.ndarray, aspect: float, cfg: VisionConfig = DEFAULT,
                  lap: Callable[[str], None] | None = None, restart: bool = True,
-                 first: TopFace | None = None, nominal: bool = True, comb_min: float = 0.0) -> TopFace:
+                 first: TopFace | None = None, nominal: bool = True, comb_min: float = 0.0,
+                 comb_ends: bool = False) -> TopFace:
     """:func:`fit_board`'s work, as a :class:`TopFace`.
 
     The comb search that starts the fit may land one column or row off (dark pits,
@@ -386,9 +390,12 @@ def fit_top_face(image: np.ndarray, corners: np.ndarray, aspect: float, cfg: Vis
     is also tried (``nominal``) from the lattice that a board of typical margins
     would have in these corners (:func:`nominal_lattice`), and the better kept:
     the comb can miss pits that are plainly where a board has them. ``comb_min``:
-    the first fit ends at once, scoring 0, when the comb lattice scores under it.
+    the first fit ends at once, scoring 0, when the comb lattice scores under it; with
+    ``comb_ends``, so does the whole fit (no nominal start, no restarts).
     """
     fit = first if first is not None else _fit_once(image, corners, aspect, cfg, lap, comb_min)
+    if comb_ends and fit.comb_only:
+        return fit
     if nominal and fit.grid.score < cfg.grid.nominal_start_below:
         again = fit_from_lattice(image, nominal_lattice(corners, cfg.grid.nominal_margin),
                                  0.0, cfg, lap)
@@ -442,7 +449,7 @@ def _fit_once(image: np.ndarray, corners: np.ndarray, aspect: float, cfg: Vision
         inside = (pad - m, pad - m, pad + w + m, pad + h + m)
     grid0 = fit_grid(view, gc, board_width=w, inside=inside)
     if grid0.score < comb_min:
-        return TopFace(corners, hmat, replace(grid0, score=0.0), aspect)
+        return TopFace(corners, hmat, replace(grid0, score=0.0), aspect, comb_only=True)
     hlat, gap = lattice_from_centres(grid0.centres, hmat)
     return fit_from_lattice(image, hlat, gap, cfg, lap)
 

@@ -411,7 +411,8 @@ def _verified(image: np.ndarray, ranked: list[tuple[float, np.ndarray, str]], sc
         if known is not None and quick is cfg and np.array_equal(known[0], q):
             fit = known[1]
         else:
-            fit = fit_top_face(image, q / scale, cfg.rectify.default_aspect, quick)
+            fit = fit_top_face(image, q / scale, cfg.rectify.default_aspect, quick,
+                               comb_min=lc.verify_comb_min, comb_ends=True)
         # the best-ranked quad needs a plausible lattice; another one must fit clearly
         # better than a table can (a wrong board is worse than none)
         need = cfg.grid.min_lattice_score if i == 0 else lc.verify_other_min
@@ -435,7 +436,8 @@ def _verified(image: np.ndarray, ranked: list[tuple[float, np.ndarray, str]], sc
         # better than the best so far
         bar = lc.verify_other_min if best is None else max(lc.verify_other_min, best[0] + 1e-6)
         for _, q, name in more():
-            fit = fit_top_face(image, q / scale, cfg.rectify.default_aspect, quick)
+            fit = fit_top_face(image, q / scale, cfg.rectify.default_aspect, quick,
+                               comb_min=lc.verify_comb_min, comb_ends=True)
             if fit.grid.score >= max(bar, _off_bar(fit.corners, image, lc)):
                 best, bar = (fit.grid.score, q, name, fit), fit.grid.score
             if bar >= lc.verify_enough:

@@ -315,6 +315,29 @@ def test_a_fit_whose_comb_finds_no_lattice_stops_before_the_refit(monkeypatch: p
     assert np.array_equal(stopped.corners, np.asarray(corners, np.float64))
 
 
+def test_a_fit_told_to_end_at_a_weak_comb_makes_no_nominal_start_nor_restarts(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # LocateConfig.verify_comb_min: a finalist's quick fit (comb_ends) whose comb lattice
+    # scores under comb_min ends there, scoring 0; without comb_ends the nominal start and
+    # the restarts are still made after such a comb (and find this drawn board)
+    import vision.board as board_mod
+
+    corners = default_corners((960, 540), 8, 0.1, 0.75)
+    scene = draw_scene(START_COUNTS, corners, size=(960, 540), seed=21)
+    aspect = DEFAULT.rectify.default_aspect
+    once: list[int] = []
+    real_once = board_mod._fit_once
+    monkeypatch.setattr(board_mod, "_fit_once", lambda *a, **k: (once.append(1), real_once(*a, **k))[1])
+    ended = fit_top_face(scene.image, corners, aspect, comb_min=1e9, comb_ends=True)
+    assert ended.comb_only and ended.grid.score == 0.0 and once == [1]
+    once.clear()
+    went_on = fit_top_face(scene.image, corners, aspect, comb_min=1e9)
+    assert not went_on.comb_only and went_on.grid.score >= 1.0 and len(once) >= 2
+    once.clear()
+    full = fit_top_face(scene.image, corners, aspect, comb_min=1.6, comb_ends=True)  # (a board's comb: above)
+    assert not full.comb_only and full.grid.score >= 1.0
+
+
 def test_a_busy_floor_beside_the_board_does_not_sink_the_boards_score() -> None:
     # GridConfig.score_norm_margin (synth_577_0025: a pale board on a brick floor scored
     # 0.30, under a lattice one row off onto the bricks). Drawn: the same board on a
