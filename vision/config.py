@@ -50,7 +50,7 @@ class LocateConfig:
     verify_pitch_px: float = 40.0  # lattice view pitch of that quick fit
     # a finalist's quick fit (and a next outline's) whose comb lattice scores under this
     # ends there, scoring 0, with no nominal start nor restarts (~50 ms against ~300). Over
-    # 1060 photos (the labelled render sets of seeds 739-961, the singles, the hard samples,
+    # 1059 photos (the labelled render sets of seeds 739-961, the singles, the hard samples,
     # 160 webcam-spoilt copies, 25 bare tables) 144 such fits began under 0.5 and one of
     # them reached 0.3 (0.34, not the board the search took); the fits that found a board
     # began at 0.77 or more (docs/vision.md, fifty-ninth session). 0: off
