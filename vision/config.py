@@ -48,6 +48,7 @@ class LocateConfig:
     density_close_px: int = 15  # closing joining the pits of one board (work scale)
     verify_finalists: int = 6  # this many best quads get the top-face lattice fit; the best fit wins (0: off)
     verify_pitch_px: float = 40.0  # lattice view pitch of that quick fit
+    verify_passes: int = 3  # its lattice refits
     # a finalist's quick fit (and a next outline's) whose comb lattice scores under this
     # ends there, scoring 0, with no nominal start nor restarts (~50 ms against ~300). Over
     # 1059 photos (the labelled render sets of seeds 739-961, the singles, the hard samples,
@@ -55,7 +56,6 @@ class LocateConfig:
     # them reached 0.3 (0.34, not the board the search took); the fits that found a board
     # began at 0.77 or more (docs/vision.md, fifty-ninth session). 0: off
     verify_comb_min: float = 0.5
-    verify_passes: int = 3  # its lattice refits
     verify_other_min: float = 0.7  # a finalist other than the best-ranked needs this fit
     # ... and so does the best-ranked one when its fit (quick, under verify_other_min) has
     # a playing surface with a corner more than this x the outline's longest side from the
