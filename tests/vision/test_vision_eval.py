@@ -114,6 +114,31 @@ def test_webcam_spoil_keeps_each_image_its_size_and_label(tmp_path: Path) -> Non
     assert spoil.main([str(tmp_path / "nothing"), "--out", str(outs[0])]) == 2
 
 
+def test_webcam_spoil_at_half_size_halves_the_image_and_its_labels_pixels(tmp_path: Path) -> None:
+    # benchmarks/webcam_spoil.py --half-size: the copy stays at the webcam's half resolution
+    # and the label's size, corners, pits and seed points go with it ((x + 0.5) / 2 - 0.5)
+    import cv2
+    import numpy as np
+
+    for name in ("synth_1_0000.jpg", "synth_1_0000.json"):
+        shutil.copy(SINGLES / name, tmp_path / name)
+    spoil = _load("webcam_spoil")
+    assert spoil.main([str(tmp_path), "--out", str(tmp_path / "h"), "--half-size"]) == 0
+    a = cv2.imread(str(tmp_path / "synth_1_0000.jpg"))
+    b = cv2.imread(str(tmp_path / "h" / "synth_1_0000.jpg"))
+    assert b.shape == (a.shape[0] // 2, a.shape[1] // 2, 3)
+    old = json.loads((tmp_path / "synth_1_0000.json").read_text())
+    new = json.loads((tmp_path / "h" / "synth_1_0000.json").read_text())
+    assert (new["width"], new["height"]) == (b.shape[1], b.shape[0])
+    assert np.allclose(np.array(new["corners_px"]), (np.array(old["corners_px"]) + 0.5) / 2 - 0.5, atol=0.01)
+    pit = next(iter(old["pit_centers_px"]))
+    assert np.allclose(new["pit_centers_px"][pit], (np.array(old["pit_centers_px"][pit]) + 0.5) / 2 - 0.5, atol=0.01)
+    seeds = old["render"].get("seed_points_px") or {}
+    for hole, points in seeds.items():
+        assert np.allclose(new["render"]["seed_points_px"][hole], (np.array(points) + 0.5) / 2 - 0.5, atol=0.01)
+    assert new["position"] == old["position"] and new["render"]["camera"] == old["render"]["camera"]
+
+
 def test_confidence_bands_add_up_to_the_pits_scored(tmp_path: Path) -> None:
     # the reading's confidence per band: every scored pit in exactly one band, the
     # band's exact share between 0 and 1, and the misread pits (from the CSV's list of
