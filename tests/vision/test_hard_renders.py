@@ -334,10 +334,18 @@ def test_a_board_whose_halves_lie_a_row_apart_gets_its_own_middle_gap() -> None:
 def test_a_wide_middle_gap_needs_a_clear_fit() -> None:
     # GridConfig.wide_gap_min_score (sample_images/hard/synth_521_0004: a board on a brick
     # floor under green light, its own fit weak): a lattice on the bricks with a middle gap
-    # of 0.62 rows scored 0.64, over the board's 0.52, and was taken for the board
+    # of 0.62 rows scored 0.64, over the board's 0.52, and was taken for the board. (That
+    # lattice slid off its outline, so LocateConfig.slid_fit_agree, later, refuses it too:
+    # the board is found with either rule alone)
+    import dataclasses
+
     image, label = hard_sample("synth_521_0004")
     assert np.median(pit_offsets(recognize(image, south=label["south_side"]).pit_centers_px, label)) < 6.0
-    floor = recognize(image, south=label["south_side"], cfg=grid_changed(wide_gap_min_score=0.0))
+    gap_only = grid_changed(wide_gap_min_score=0.0)
+    assert np.median(pit_offsets(recognize(image, south=label["south_side"], cfg=gap_only).pit_centers_px,
+                                 label)) < 6.0
+    neither = dataclasses.replace(gap_only, locate=dataclasses.replace(gap_only.locate, slid_fit_agree=None))
+    floor = recognize(image, south=label["south_side"], cfg=neither)
     assert np.median(pit_offsets(floor.pit_centers_px, label)) > 100.0
 
 
