@@ -50,7 +50,7 @@ def spoil(image: np.ndarray, rng: np.random.Generator, half: bool = False) -> np
     return cv2.resize(cv2.imdecode(buf, cv2.IMREAD_COLOR), (w, h), interpolation=cv2.INTER_LINEAR)
 
 
-def halved(label: dict, sx: float, sy: float) -> dict:
+def scaled_label(label: dict, sx: float, sy: float) -> dict:
     """A copy of ``label`` for its image scaled by ``sx`` x ``sy``: its size, board
     corners, pit centres and the render's seed points (pixel coordinates of the
     pixel-centre convention: (x + 0.5) * s - 0.5) scaled with it."""
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         for lp, image, label in labelled_images(src):
             spoilt = spoil(image, rng, args.half_size)
             if args.half_size:
-                label = halved(label, spoilt.shape[1] / image.shape[1], spoilt.shape[0] / image.shape[0])
+                label = scaled_label(label, spoilt.shape[1] / image.shape[1], spoilt.shape[0] / image.shape[0])
             cv2.imwrite(str(args.out / label.get("image", lp.stem + ".jpg")), spoilt,
                         [cv2.IMWRITE_JPEG_QUALITY, 90])
             (args.out / lp.name).write_text(json.dumps(label))
