@@ -405,14 +405,19 @@ def _verified(image: np.ndarray, ranked: list[tuple[float, np.ndarray, str]], sc
     if (lc.verify_pitch_px, lc.verify_passes) != (cfg.grid.lattice_pitch_px, cfg.grid.lattice_passes):
         quick = dataclasses.replace(cfg, grid=dataclasses.replace(
             cfg.grid, lattice_pitch_px=lc.verify_pitch_px, lattice_passes=lc.verify_passes))
+
+    def quick_fit(q: np.ndarray) -> Any:
+        # (a comb lattice under verify_comb_min ends the fit: no nominal start, no restarts)
+        return fit_top_face(image, q / scale, cfg.rectify.default_aspect, quick,
+                            comb_min=lc.verify_comb_min, comb_ends=True)
+
     best: tuple[float, np.ndarray, str, Any] | None = None
     others: list[tuple[float, np.ndarray, str, Any]] = []  # for the last chance
     for i, (_, q, name) in enumerate(ranked[: lc.verify_finalists]):
         if known is not None and quick is cfg and np.array_equal(known[0], q):
             fit = known[1]
         else:
-            fit = fit_top_face(image, q / scale, cfg.rectify.default_aspect, quick,
-                               comb_min=lc.verify_comb_min, comb_ends=True)
+            fit = quick_fit(q)
         # the best-ranked quad needs a plausible lattice; another one must fit clearly
         # better than a table can (a wrong board is worse than none)
         need = cfg.grid.min_lattice_score if i == 0 else lc.verify_other_min
@@ -436,8 +441,7 @@ def _verified(image: np.ndarray, ranked: list[tuple[float, np.ndarray, str]], sc
         # better than the best so far
         bar = lc.verify_other_min if best is None else max(lc.verify_other_min, best[0] + 1e-6)
         for _, q, name in more():
-            fit = fit_top_face(image, q / scale, cfg.rectify.default_aspect, quick,
-                               comb_min=lc.verify_comb_min, comb_ends=True)
+            fit = quick_fit(q)
             if fit.grid.score >= max(bar, _off_bar(fit.corners, image, lc)):
                 best, bar = (fit.grid.score, q, name, fit), fit.grid.score
             if bar >= lc.verify_enough:
