@@ -184,6 +184,18 @@ class LocateConfig:
     # before its outline's 1.94 fit was looked at; synth_41_0012)
     pit_scan_min_squash: float = 0.5
     pit_scan_max_ring: int = 6  # more candidates than this just outside the 8 x 4 window: a pattern going on (0: no test)
+    # ... unless the window and the row beyond it are a board whose halves lie a row pitch
+    # apart (vision.pit_scan._halves_apart): the block's middle row holds at most
+    # pit_scan_void_row_max candidates, its other rows pit_scan_half_row_min or more each,
+    # and its own ring pit_scan_max_ring at most (a near-black board on a dark floor,
+    # synth_983_0008, whose outline no search found)
+    pit_scan_halves_apart: bool = True
+    pit_scan_void_row_max: int = 1
+    pit_scan_half_row_min: int = 4  # (of the homography's inliers, too)
+    # ... and the middle gap fitting the block's candidates best is this many row pitches
+    # or more (halves 0.7 apart also fit the block's homography in a false perspective:
+    # synth_881_0000, a fit 38 px off)
+    pit_scan_apart_gap_min: float = 0.8
     # once no board is found: a block of at least this many pits with a pit, or the next line
     # of pits where it is short of 8 x 4, at the image border is reported as a board running
     # off the image (vision.pit_scan.off_image; 0: not looked for)

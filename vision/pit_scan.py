@@ -97,13 +97,38 @@ def _blob_maps(image: np.ndarray, cfg: LocateConfig, log_offset: float,
     return out, s
 
 
-def _ring(coord: dict[tuple[int, int], int], a0: int, b0: int, along_u: bool) -> int:
-    """Candidates on the lattice in the ring of cells just outside the 8 x 4 window
+def _ring(coord: dict[tuple[int, int], int], a0: int, b0: int, along_u: bool, rows: int = 4) -> int:
+    """Candidates on the lattice in the ring of cells just outside the 8 x ``rows`` window
     (a board's margin: empty; tiles or bricks: the pattern goes on)."""
-    na, nb = (8, 4) if along_u else (4, 8)
+    na, nb = (8, rows) if along_u else (rows, 8)
     return sum(1 for a, b in coord
                if a0 - 1 <= a <= a0 + na and b0 - 1 <= b <= b0 + nb
                and not (a0 <= a < a0 + na and b0 <= b < b0 + nb))
+
+
+def _halves_apart(coord: dict[tuple[int, int], int], a0: int, b0: int, along_u: bool,
+                  cfg: LocateConfig) -> tuple[int, int] | None:
+    """The start (a0, b0) of an 8 x 5 block holding a board whose halves lie a row pitch
+    apart, or None: the 8 x 4 window at (a0, b0) with the row just before or after it, the
+    block's middle row void (at most ``pit_scan_void_row_max`` candidates), its other four
+    rows each holding ``pit_scan_half_row_min`` or more, and at most ``pit_scan_max_ring``
+    candidates around the block. Such a board's lattice grows across the void row, and
+    any 8 x 4 window of it leaves one row of pits just outside (a pattern going on, by the
+    ring alone). Of the two blocks, the one holding more."""
+    best: tuple[int, int, int] | None = None
+    for shift in (-1, 0):
+        a1, b1 = (a0, b0 + shift) if along_u else (a0 + shift, b0)
+        per_row = [0] * 5
+        for a, b in coord:
+            col, row = (a - a1, b - b1) if along_u else (b - b1, a - a1)
+            if 0 <= col < 8 and 0 <= row < 5:
+                per_row[row] += 1
+        if (per_row[2] <= cfg.pit_scan_void_row_max
+                and min(per_row[:2] + per_row[3:]) >= cfg.pit_scan_half_row_min
+                and _ring(coord, a1, b1, along_u, rows=5) <= cfg.pit_scan_max_ring
+                and (best is None or sum(per_row) > best[0])):
+            best = (sum(per_row), a1, b1)
+    return None if best is None else (best[1], best[2])
 
 
 def _peaks(ev: np.ndarray, r: float, stride: int, cfg: LocateConfig, subgrid: bool = False) -> np.ndarray:
@@ -315,26 +340,62 @@ def _best_window(coord: dict[tuple[int, int], int]) -> tuple[int, int, int, bool
     return best
 
 
+def _a_row_apart(src: np.ndarray, dst: np.ndarray, cfg: LocateConfig) -> bool:
+    """Whether the candidates of an 8 x 5 block (:func:`_halves_apart`; ``src`` their
+    (col, row), rows 0, 1, 3 and 4, ``dst`` their image px, the homography's inliers) are
+    a board's halves a whole row apart: ``pit_scan_half_row_min`` or more on each row,
+    and the middle gap that fits them best (:func:`vision.board._gap_fit`, as the board
+    fit finds it) ``pit_scan_apart_gap_min`` row pitches or more. Halves two thirds of a
+    row apart also fit one homography of the block, within its tolerance, in a
+    perspective that is not there."""
+    from vision.board import _gap_fit
+
+    on_halves = src[:, 1] != 2  # (the void row may hold a candidate: a seed between the halves)
+    src, dst = src[on_halves], dst[on_halves]
+    rows = src[:, 1].astype(int)
+    if min(int((rows == r).sum()) for r in (0, 1, 3, 4)) < cfg.pit_scan_half_row_min:
+        return False
+    cell = np.array([0, 1, -1, 2, 3])[rows] * 8 + src[:, 0].astype(int)
+    order = np.argsort(cell)
+    keep = np.zeros(32, bool)
+    keep[cell] = True
+    fit = _gap_fit(dst[order], keep, DEFAULT.grid.gap_steps)
+    return fit is not None and fit[1] >= cfg.pit_scan_apart_gap_min
+
+
 def _window_lattice(pts: np.ndarray, coord: dict[tuple[int, int], int], u: np.ndarray,
-                    v: np.ndarray, scale: float, cfg: LocateConfig) -> tuple[int, np.ndarray] | None:
+                    v: np.ndarray, scale: float, cfg: LocateConfig,
+                    apart: bool = True) -> tuple[int, np.ndarray] | None:
     """(candidates on it, homography lattice (col, row) -> image px) of the best 8 x 4
     window of ``coord``, or None: too few candidates, a pattern going on past the
-    window, or too few on one homography (RANSAC)."""
+    window, or too few on one homography (RANSAC). ``apart``: a window passes as three
+    rows of a board whose halves lie a row apart (:func:`_halves_apart`; not for the
+    dark-disc candidates, whose lattices are weaker)."""
     n, a0, b0, along_u = _best_window(coord)
     if n < cfg.pit_scan_min_pits:
         return None
+    rows = 4
     if cfg.pit_scan_max_ring and _ring(coord, a0, b0, along_u) > cfg.pit_scan_max_ring:
-        return None  # the pattern goes on past the window: tiles, bricks, not a board
+        # the pattern goes on past the window (tiles, bricks: not a board), unless the
+        # window is three rows of a board whose halves lie a row apart, the fourth beside it
+        block = _halves_apart(coord, a0, b0, along_u, cfg) if apart and cfg.pit_scan_halves_apart else None
+        if block is None:
+            return None
+        # the lattice's homography from all four rows (the void row is its row 2: the
+        # board fit takes it into the middle gap, vision.board._halves_apart)
+        (a0, b0), rows = block, 5
     src, dst = [], []
     for (a, b), j in coord.items():
         col, row = (a - a0, b - b0) if along_u else (b - b0, a - a0)
-        if 0 <= col < 8 and 0 <= row < 4:
+        if 0 <= col < 8 and 0 <= row < rows:
             src.append((col, row))
             dst.append(pts[j] / scale)
     src_a, dst_a = np.array(src, np.float64), np.array(dst, np.float64)
     pitch = float(np.linalg.norm(u if along_u else v)) / scale
     hlat, inl = cv2.findHomography(src_a, dst_a, cv2.RANSAC, 0.2 * pitch)
     if hlat is None or inl is None or int(inl.sum()) < cfg.pit_scan_min_pits:
+        return None
+    if rows == 5 and not _a_row_apart(src_a[inl.ravel() > 0], dst_a[inl.ravel() > 0], cfg):
         return None
     o, ex, ey = cv2.perspectiveTransform(np.array([[[0.0, 0]], [[1, 0]], [[0, 1]]]), hlat).reshape(3, 2)
     if (ex - o)[0] * (ey - o)[1] - (ex - o)[1] * (ey - o)[0] < 0:  # mirrored: rows the other way round
@@ -371,7 +432,7 @@ def _grown_lattices(maps: list[tuple[float, int, np.ndarray]], peaks: list[np.nd
             if _best_window(again)[0] > _best_window(coord)[0]:
                 grown.append((again, u, v))
         for coord, u, v in grown:
-            lattice = _window_lattice(pts, coord, u, v, scale, cfg)
+            lattice = _window_lattice(pts, coord, u, v, scale, cfg, apart=not blobs)
             if lattice is not None:
                 found.append(lattice)
     return found

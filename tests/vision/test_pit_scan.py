@@ -266,3 +266,56 @@ def test_pits_cut_away_by_the_image_border_do_not_count_against_the_block() -> N
     image = cv2.imread(str(SINGLES / "synth_1_0009.jpg"))
     found = off_image(image[:, image.shape[1] // 4:])
     assert found is not None and found[0] == ["left"]
+
+
+def test_a_window_with_a_void_row_and_the_fourth_row_beside_it_is_a_board_with_its_halves_apart() -> None:
+    # LocateConfig.pit_scan_halves_apart (vision.pit_scan._halves_apart): a board whose
+    # halves lie a row pitch apart grows one lattice across the void row; any 8 x 4 window
+    # of it leaves a row of pits just outside (8 candidates around it, over
+    # pit_scan_max_ring). The 8 x 5 block with the void row in its middle is taken, its
+    # homography fitted on all four rows; tiles going on past the block, a middle row
+    # that is not void or a weak row of a half still make no lattice
+    from dataclasses import replace
+
+    import cv2
+
+    from vision.pit_scan import _window_lattice
+
+    cfg = DEFAULT.locate
+    step = 30.0
+
+    def lattice(rows, flip=False, drop=(), extra=()):
+        keys = [(a, b) for b in rows for a in range(8) if (a, b) not in drop] + list(extra)
+        if flip:  # eight along the lattice's second axis
+            keys = [(b, a) for a, b in keys]
+        pts = np.array([(40.0 + step * a, 50.0 + step * b) for a, b in keys])
+        u, v = np.array([step, 0.0]), np.array([0.0, step])
+        return _window_lattice(pts, {k: i for i, k in enumerate(keys)}, u, v, 1.0, cfg)
+
+    got = lattice((0, 1, 3, 4))
+    assert got is not None and got[0] == 32
+    corners = cv2.perspectiveTransform(np.array([[[0.0, 0]], [[7, 1]], [[0, 2]], [[7, 4]]]), got[1]).reshape(-1, 2)
+    # lattice rows 0-1 the first half, row 2 the void row, rows 3-4 the second half
+    assert np.allclose(corners, [(40, 50), (250, 80), (40, 110), (250, 170)], atol=1e-6)
+    seed_between = lattice((0, 1, 3, 4), extra=((3, 2),))  # one candidate in the void row
+    assert seed_between is not None and seed_between[0] >= 32
+    flipped = lattice((0, 1, 3, 4), flip=True)
+    assert flipped is not None and flipped[0] == 32
+    assert lattice((0, 1, 3, 4), drop=((2, 4), (5, 4), (6, 4))) is not None  # a row of 5: a half still
+    # not a board with its halves apart
+    off = replace(cfg, pit_scan_halves_apart=False)
+    pts = np.array([(40.0 + step * a, 50.0 + step * b) for b in (0, 1, 3, 4) for a in range(8)])
+    keys = {(a, b): i for i, (a, b) in enumerate((a, b) for b in (0, 1, 3, 4) for a in range(8))}
+    assert _window_lattice(pts, keys, np.array([step, 0.0]), np.array([0.0, step]), 1.0, off) is None
+    assert _window_lattice(pts, keys, np.array([step, 0.0]), np.array([0.0, step]), 1.0, cfg, apart=False) is None
+    # the second half a third of a row nearer: no homography holds four rows of it
+    near = np.array([(x, y - (step / 3 if y > 100 else 0.0)) for x, y in pts])
+    assert _window_lattice(near, keys, np.array([step, 0.0]), np.array([0.0, step]), 1.0, cfg) is None
+    assert lattice(range(6)) is None  # tiles: the middle row is no void
+    two_in_void = ((0, 1, 2, 3, 4), tuple((a, 2) for a in range(6)))  # the middle row holds 2
+    assert lattice(*two_in_void) is None
+    # a fourth row of 3 is no half: with 4 candidates on the row before the window too, no
+    # lattice; without them, the window's ring (3) passes as it always did
+    weak = tuple((a, 4) for a in range(5))
+    assert lattice((0, 1, 3, 4), drop=weak, extra=((0, -1), (2, -1), (4, -1), (6, -1))) is None
+    assert lattice((0, 1, 3, 4), drop=weak)[0] == 24
