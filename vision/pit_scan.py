@@ -18,7 +18,8 @@ pits still show: each is a closed curve of radial gradient
    :func:`vision.board.fit_from_lattice`, which refits it on the image and
    scores it like any other; a window with more than ``pit_scan_max_ring``
    candidates in the ring of cells around it is a pattern going on (tiles,
-   bricks, a dotted cloth) and is not fitted.
+   bricks, a dotted cloth) and is not fitted, unless it is three rows of a board
+   whose halves lie a row apart, the fourth just beyond it (:func:`_halves_apart`).
 
 When no window holds enough candidates on one homography, the scan is made
 again with candidates placed between the grid points (a parabola through each
