@@ -185,7 +185,7 @@ class LocateConfig:
     pit_scan_min_squash: float = 0.5
     pit_scan_max_ring: int = 6  # more candidates than this just outside the 8 x 4 window: a pattern going on (0: no test)
     # ... unless the window and the row beyond it are a board whose halves lie a row pitch
-    # apart (vision.pit_scan._halves_apart): the block's middle row holds at most
+    # apart (vision.pit_scan._apart_block): the block's middle row holds at most
     # pit_scan_void_row_max candidates, its other rows pit_scan_half_row_min or more each,
     # and its own ring pit_scan_max_ring at most (a near-black board on a dark floor,
     # synth_983_0008, whose outline no search found)

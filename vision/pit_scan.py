@@ -19,7 +19,7 @@ pits still show: each is a closed curve of radial gradient
    scores it like any other; a window with more than ``pit_scan_max_ring``
    candidates in the ring of cells around it is a pattern going on (tiles,
    bricks, a dotted cloth) and is not fitted, unless it is three rows of a board
-   whose halves lie a row apart, the fourth just beyond it (:func:`_halves_apart`).
+   whose halves lie a row apart, the fourth just beyond it (:func:`_apart_block`).
 
 When no window holds enough candidates on one homography, the scan is made
 again with candidates placed between the grid points (a parabola through each
@@ -107,7 +107,7 @@ def _ring(coord: dict[tuple[int, int], int], a0: int, b0: int, along_u: bool, ro
                and not (a0 <= a < a0 + na and b0 <= b < b0 + nb))
 
 
-def _halves_apart(coord: dict[tuple[int, int], int], a0: int, b0: int, along_u: bool,
+def _apart_block(coord: dict[tuple[int, int], int], a0: int, b0: int, along_u: bool,
                   cfg: LocateConfig) -> tuple[int, int] | None:
     """The start (a0, b0) of an 8 x 5 block holding a board whose halves lie a row pitch
     apart, or None: the 8 x 4 window at (a0, b0) with the row just before or after it, the
@@ -342,7 +342,7 @@ def _best_window(coord: dict[tuple[int, int], int]) -> tuple[int, int, int, bool
 
 
 def _a_row_apart(src: np.ndarray, dst: np.ndarray, cfg: LocateConfig) -> bool:
-    """Whether the candidates of an 8 x 5 block (:func:`_halves_apart`; ``src`` their
+    """Whether the candidates of an 8 x 5 block (:func:`_apart_block`; ``src`` their
     (col, row), rows 0, 1, 3 and 4, ``dst`` their image px, the homography's inliers) are
     a board's halves a whole row apart: ``pit_scan_half_row_min`` or more on each row,
     and the middle gap that fits them best (:func:`vision.board._gap_fit`, as the board
@@ -370,7 +370,7 @@ def _window_lattice(pts: np.ndarray, coord: dict[tuple[int, int], int], u: np.nd
     """(candidates on it, homography lattice (col, row) -> image px) of the best 8 x 4
     window of ``coord``, or None: too few candidates, a pattern going on past the
     window, or too few on one homography (RANSAC). ``apart``: a window passes as three
-    rows of a board whose halves lie a row apart (:func:`_halves_apart`; not for the
+    rows of a board whose halves lie a row apart (:func:`_apart_block`; not for the
     dark-disc candidates, whose lattices are weaker)."""
     n, a0, b0, along_u = _best_window(coord)
     if n < cfg.pit_scan_min_pits:
@@ -379,11 +379,12 @@ def _window_lattice(pts: np.ndarray, coord: dict[tuple[int, int], int], u: np.nd
     if cfg.pit_scan_max_ring and _ring(coord, a0, b0, along_u) > cfg.pit_scan_max_ring:
         # the pattern goes on past the window (tiles, bricks: not a board), unless the
         # window is three rows of a board whose halves lie a row apart, the fourth beside it
-        block = _halves_apart(coord, a0, b0, along_u, cfg) if apart and cfg.pit_scan_halves_apart else None
+        block = _apart_block(coord, a0, b0, along_u, cfg) if apart and cfg.pit_scan_halves_apart else None
         if block is None:
             return None
-        # the lattice's homography from all four rows (the void row is its row 2: the
-        # board fit takes it into the middle gap, vision.board._halves_apart)
+        # the lattice's homography from all four rows (the void row is its row 2, or its
+        # row 1 once the rows are turned round below: the board fit takes it into the
+        # middle gap either way, vision.board._halves_apart)
         (a0, b0), rows = block, 5
     src, dst = [], []
     for (a, b), j in coord.items():

@@ -269,7 +269,7 @@ def test_pits_cut_away_by_the_image_border_do_not_count_against_the_block() -> N
 
 
 def test_a_window_with_a_void_row_and_the_fourth_row_beside_it_is_a_board_with_its_halves_apart() -> None:
-    # LocateConfig.pit_scan_halves_apart (vision.pit_scan._halves_apart): a board whose
+    # LocateConfig.pit_scan_halves_apart (vision.pit_scan._apart_block): a board whose
     # halves lie a row pitch apart grows one lattice across the void row; any 8 x 4 window
     # of it leaves a row of pits just outside (8 candidates around it, over
     # pit_scan_max_ring). The 8 x 5 block with the void row in its middle is taken, its
