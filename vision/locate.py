@@ -203,7 +203,7 @@ def off_image_message(image: np.ndarray, cfg: VisionConfig = DEFAULT) -> str | N
 
     if cfg.locate.cut_min_pits <= 0:
         return None
-    found = off_image(image, cfg.locate, cfg.grid.gradient_log_offset)
+    found = off_image(image, cfg.locate, cfg.grid.gradient_log_offset, cfg.grid.gap_steps)
     if found is None:
         return None
     sides, pits = found
@@ -495,7 +495,8 @@ def _pit_scanned(image: np.ndarray, cfg: VisionConfig, blobs: bool = False,
     best = None
     memo = {} if memo is None else memo
     if "lattices" not in memo:
-        memo["lattices"] = pit_lattices(image, cfg.locate, cfg.grid.gradient_log_offset, blobs=blobs)
+        memo["lattices"] = pit_lattices(image, cfg.locate, cfg.grid.gradient_log_offset, blobs=blobs,
+                                        gap_steps=cfg.grid.gap_steps)
     fits: dict[int, Any] = memo.setdefault("fits", {})
     for k, (_, hlat) in enumerate(memo["lattices"]):
         if k not in fits:

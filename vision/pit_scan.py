@@ -341,14 +341,16 @@ def _best_window(coord: dict[tuple[int, int], int]) -> tuple[int, int, int, bool
     return best
 
 
-def _a_row_apart(src: np.ndarray, dst: np.ndarray, cfg: LocateConfig) -> bool:
+def _a_row_apart(src: np.ndarray, dst: np.ndarray, cfg: LocateConfig,
+                 gap_steps: tuple[float, ...] = DEFAULT.grid.gap_steps) -> bool:
     """Whether the candidates of an 8 x 5 block (:func:`_apart_block`; ``src`` their
     (col, row), rows 0, 1, 3 and 4, ``dst`` their image px, the homography's inliers) are
     a board's halves a whole row apart: ``pit_scan_half_row_min`` or more on each row,
     and the middle gap that fits them best (:func:`vision.board._gap_fit`, as the board
-    fit finds it) ``pit_scan_apart_gap_min`` row pitches or more. Halves two thirds of a
-    row apart also fit one homography of the block, within its tolerance, in a
-    perspective that is not there."""
+    fit finds it, of the middle gaps ``gap_steps``: the fit's ``GridConfig.gap_steps``)
+    ``pit_scan_apart_gap_min`` row pitches or more. Halves two thirds of a row apart
+    also fit one homography of the block, within its tolerance, in a perspective that
+    is not there."""
     from vision.board import _gap_fit
 
     on_halves = src[:, 1] != 2  # (the void row may hold a candidate: a seed between the halves)
@@ -360,18 +362,19 @@ def _a_row_apart(src: np.ndarray, dst: np.ndarray, cfg: LocateConfig) -> bool:
     order = np.argsort(cell)
     keep = np.zeros(32, bool)
     keep[cell] = True
-    fit = _gap_fit(dst[order], keep, DEFAULT.grid.gap_steps)
+    fit = _gap_fit(dst[order], keep, gap_steps)
     return fit is not None and fit[1] >= cfg.pit_scan_apart_gap_min
 
 
 def _window_lattice(pts: np.ndarray, coord: dict[tuple[int, int], int], u: np.ndarray,
-                    v: np.ndarray, scale: float, cfg: LocateConfig,
-                    apart: bool = True) -> tuple[int, np.ndarray] | None:
+                    v: np.ndarray, scale: float, cfg: LocateConfig, apart: bool = True,
+                    gap_steps: tuple[float, ...] = DEFAULT.grid.gap_steps) -> tuple[int, np.ndarray] | None:
     """(candidates on it, homography lattice (col, row) -> image px) of the best 8 x 4
     window of ``coord``, or None: too few candidates, a pattern going on past the
     window, or too few on one homography (RANSAC). ``apart``: a window passes as three
     rows of a board whose halves lie a row apart (:func:`_apart_block`; not for the
-    dark-disc candidates, whose lattices are weaker)."""
+    dark-disc candidates, whose lattices are weaker; ``gap_steps``: the middle gaps
+    :func:`_a_row_apart` tries)."""
     n, a0, b0, along_u = _best_window(coord)
     if n < cfg.pit_scan_min_pits:
         return None
@@ -397,7 +400,7 @@ def _window_lattice(pts: np.ndarray, coord: dict[tuple[int, int], int], u: np.nd
     hlat, inl = cv2.findHomography(src_a, dst_a, cv2.RANSAC, 0.2 * pitch)
     if hlat is None or inl is None or int(inl.sum()) < cfg.pit_scan_min_pits:
         return None
-    if rows == 5 and not _a_row_apart(src_a[inl.ravel() > 0], dst_a[inl.ravel() > 0], cfg):
+    if rows == 5 and not _a_row_apart(src_a[inl.ravel() > 0], dst_a[inl.ravel() > 0], cfg, gap_steps):
         return None
     o, ex, ey = cv2.perspectiveTransform(np.array([[[0.0, 0]], [[1, 0]], [[0, 1]]]), hlat).reshape(3, 2)
     if (ex - o)[0] * (ey - o)[1] - (ex - o)[1] * (ey - o)[0] < 0:  # mirrored: rows the other way round
@@ -406,7 +409,8 @@ def _window_lattice(pts: np.ndarray, coord: dict[tuple[int, int], int], u: np.nd
 
 
 def _grown_lattices(maps: list[tuple[float, int, np.ndarray]], peaks: list[np.ndarray], scale: float,
-                    cfg: LocateConfig, blobs: bool, extend: bool) -> list[tuple[int, np.ndarray]]:
+                    cfg: LocateConfig, blobs: bool, extend: bool,
+                    gap_steps: tuple[float, ...] = DEFAULT.grid.gap_steps) -> list[tuple[int, np.ndarray]]:
     """The lattices grown from the candidates of each radius (and of two neighbouring
     radii together), [(candidates on one homography, lattice -> image px)];
     ``extend``: the best grown lattice of each set completed by :func:`_extend`."""
@@ -434,7 +438,7 @@ def _grown_lattices(maps: list[tuple[float, int, np.ndarray]], peaks: list[np.nd
             if _best_window(again)[0] > _best_window(coord)[0]:
                 grown.append((again, u, v))
         for coord, u, v in grown:
-            lattice = _window_lattice(pts, coord, u, v, scale, cfg, apart=not blobs)
+            lattice = _window_lattice(pts, coord, u, v, scale, cfg, apart=not blobs, gap_steps=gap_steps)
             if lattice is not None:
                 found.append(lattice)
     return found
@@ -442,19 +446,22 @@ def _grown_lattices(maps: list[tuple[float, int, np.ndarray]], peaks: list[np.nd
 
 def pit_lattices(image: np.ndarray, cfg: LocateConfig = DEFAULT.locate,
                  log_offset: float = DEFAULT.grid.gradient_log_offset,
-                 blobs: bool = False) -> list[tuple[int, np.ndarray]]:
+                 blobs: bool = False, gap_steps: tuple[float, ...] = DEFAULT.grid.gap_steps,
+                 ) -> list[tuple[int, np.ndarray]]:
     """First lattices from pit candidates, best first: [(candidates on the lattice,
     homography lattice (col, row) -> image px)], columns 0..7 along the long side,
     rows 0..3, oriented like the image (not mirrored). ``blobs``: the candidates are
-    dark blobs (:func:`_blob_maps`) instead of rims."""
+    dark blobs (:func:`_blob_maps`) instead of rims. ``gap_steps``: the board fit's middle
+    gaps (``GridConfig.gap_steps``), for a board whose halves lie a row apart."""
     maps, scale = (_blob_maps if blobs else _rim_maps)(image, cfg, log_offset)
-    found = _grown_lattices(maps, [_peaks(ev, r, st, cfg) for r, st, ev in maps], scale, cfg, blobs, False)
+    found = _grown_lattices(maps, [_peaks(ev, r, st, cfg) for r, st, ev in maps], scale, cfg, blobs, False,
+                            gap_steps)
     if not found and not blobs and cfg.pit_scan_extend:
         # no lattice: the candidates placed between grid points, and each radius's best
         # grown lattice grown again by a model of the whole lattice (a hand over a
         # column or two, a perspective the steps did not follow)
         peaks = [_peaks(ev, r, st, cfg, subgrid=True) for r, st, ev in maps]
-        found = _grown_lattices(maps, peaks, scale, cfg, blobs, True)
+        found = _grown_lattices(maps, peaks, scale, cfg, blobs, True, gap_steps)
     found.sort(key=lambda t: -t[0])
     out: list[tuple[int, np.ndarray]] = []
     corners = np.array([[0.0, 0], [7, 0], [7, 3], [0, 3]]).reshape(-1, 1, 2)
@@ -473,7 +480,8 @@ def pit_lattices(image: np.ndarray, cfg: LocateConfig = DEFAULT.locate,
 
 
 def off_image(image: np.ndarray, cfg: LocateConfig = DEFAULT.locate,
-              log_offset: float = DEFAULT.grid.gradient_log_offset) -> tuple[list[str], int] | None:
+              log_offset: float = DEFAULT.grid.gradient_log_offset,
+              gap_steps: tuple[float, ...] = DEFAULT.grid.gap_steps) -> tuple[list[str], int] | None:
     """Whether the board seems to run off the image: ``(sides, pits found)`` or None.
 
     Asked only once no board was found, to say why. The pit candidates are grown into
@@ -485,7 +493,10 @@ def off_image(image: np.ndarray, cfg: LocateConfig = DEFAULT.locate,
     cut in half shows no rim). The sides are the borders so reached ("left", "right", "top", "bottom"), at most two. A pattern on
     the table that goes on in the image (tiles, a dotted cloth) has candidates around
     the window, or reaches three or four borders, and does not qualify; neither does a
-    block whose lines could go on inside the image.
+    block whose lines could go on inside the image. A lattice whose window passes as three
+    rows of a board whose halves lie a row apart, the fourth beside it (as
+    :func:`pit_lattices` takes it, ``pit_scan_halves_apart``), is a whole board in view:
+    then None, whatever the other lattices show.
     """
     h, w = image.shape[:2]
     maps, scale = _rim_maps(image, cfg, log_offset)
@@ -501,16 +512,20 @@ def off_image(image: np.ndarray, cfg: LocateConfig = DEFAULT.locate,
             dirs = _directions(pts, 2.0 * r)
             if dirs is None:
                 continue
-            grown = [g[0] for g in _grow_seeds(pts, cfg.pit_scan_seeds, cfg.pit_scan_tolerance, dirs)]
+            grown = _grow_seeds(pts, cfg.pit_scan_seeds, cfg.pit_scan_tolerance, dirs)
             if subgrid:
-                grown = [_extend(pts, max(grown, key=len), cfg.pit_scan_tolerance)]
-            for coord in grown:
+                coord, u, v = max(grown, key=lambda g: len(g[0]))
+                grown = [(_extend(pts, coord, cfg.pit_scan_tolerance), u, v)]
+            for coord, u, v in grown:
                 if len(coord) < cfg.cut_min_pits:
                     continue
                 # the 8 x 4 window holding the most (a row of reserve seeds beside the
                 # board, a seed between pits, may have joined the lattice)
                 n, a0, b0, along_u = _best_window(coord)
                 if cfg.pit_scan_max_ring and _ring(coord, a0, b0, along_u) > cfg.pit_scan_max_ring:
+                    if cfg.pit_scan_halves_apart and _window_lattice(pts, coord, u, v, scale, cfg,
+                                                                     gap_steps=gap_steps) is not None:
+                        return None  # a board whose halves lie a row apart, wholly in view
                     continue  # the pattern goes on past the window: tiles, bricks
                 na, nb = (8, 4) if along_u else (4, 8)
                 block = {k: j for k, j in coord.items() if a0 <= k[0] < a0 + na and b0 <= k[1] < b0 + nb}

@@ -534,3 +534,21 @@ def test_a_board_whose_halves_lie_a_row_apart_is_found_from_its_pits_alone() -> 
 
     assert on_the_pits(DEFAULT.locate)
     assert not on_the_pits(replace(DEFAULT.locate, pit_scan_halves_apart=False))
+
+
+def test_a_board_whose_halves_lie_a_row_apart_is_not_said_to_run_off_the_image() -> None:
+    # vision.pit_scan.off_image, asked only once no board is found: the board of
+    # synth_983_0008 lies wholly in view. The lattices grown on its pits are refused as
+    # patterns going on (any 8 x 4 window leaves a row of pits outside), and a lattice of
+    # the chequered floor's squares (136 px apart, 4 of its 28 candidates on pits) reaches
+    # the image's lower border with a ring of 5: without the halves-apart rule, the
+    # message said the board runs off the image at the bottom edge. A lattice taken as a
+    # board whose halves lie a row apart is a whole board in view, whatever the others show
+    from dataclasses import replace
+
+    from vision.pit_scan import off_image
+
+    image, _ = hard_sample("synth_983_0008")
+    assert off_image(image, DEFAULT.locate) is None
+    before = off_image(image, replace(DEFAULT.locate, pit_scan_halves_apart=False))
+    assert before is not None and before[0] == ["bottom"]

@@ -319,3 +319,7 @@ def test_a_window_with_a_void_row_and_the_fourth_row_beside_it_is_a_board_with_i
     weak = tuple((a, 4) for a in range(5))
     assert lattice((0, 1, 3, 4), drop=weak, extra=((0, -1), (2, -1), (4, -1), (6, -1))) is None
     assert lattice((0, 1, 3, 4), drop=weak)[0] == 24
+    # the middle gaps tried are the board fit's (GridConfig.gap_steps), as given: with gaps
+    # of at most half a row, the halves a row apart fit no gap of 0.8 rows or more
+    assert _window_lattice(pts, keys, np.array([step, 0.0]), np.array([0.0, step]), 1.0, cfg,
+                           gap_steps=(0.0, 0.25, 0.5)) is None
