@@ -222,6 +222,49 @@ def test_shipped_onnx_network_runs_and_gives_the_numpy_logits(path: Path) -> Non
                        atol=1e-4)
 
 
+def test_copies_of_the_onnx_network_side_by_side_give_its_logits_in_order(monkeypatch) -> None:
+    # vision.cnn.DNN_COPIES: with two OpenCV threads, the batches are shared between two
+    # copies of the network, each on its own thread. Every input's logits are those of
+    # one copy alone, in the inputs' order (13 inputs: batches of 4, 4, 4 and 1), also
+    # with two callers at once (the web app's readings may overlap)
+    import threading
+
+    import cv2
+
+    import vision.cnn as cnn
+
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(13, 64, 64, 3)).astype(np.float32)
+    y = rng.normal(size=(9, 64, 64, 3)).astype(np.float32)
+    alone = CountNet(MODEL_PATH)
+    monkeypatch.setattr(cnn, "DNN_COPIES", 1)
+    want_x, want_y = alone.logits(x), alone.logits(y)
+    monkeypatch.setattr(cnn, "DNN_COPIES", 2)
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(2)
+    try:
+        net = CountNet(MODEL_PATH)
+        assert np.array_equal(net.logits(x), want_x)
+        assert len(net._copies) == 1  # the second copy was used
+        assert np.array_equal(net.logits(x[:1]), want_x[:1])  # one batch: one copy
+        got: dict[str, np.ndarray] = {}
+
+        def read(name: str, inputs: np.ndarray) -> None:
+            for _ in range(5):
+                got[name] = net.logits(inputs)
+
+        both = [threading.Thread(target=read, args=a) for a in (("x", x), ("y", y))]
+        for t in both:
+            t.start()
+        for t in both:
+            t.join()
+        assert np.array_equal(got["x"], want_x) and np.array_equal(got["y"], want_y)
+        cv2.setNumThreads(1)  # one OpenCV thread: one copy, the same logits
+        assert np.array_equal(net.logits(x), want_x)
+    finally:
+        cv2.setNumThreads(threads)
+
+
 def test_stale_onnx_network_is_not_used(tmp_path: Path) -> None:
     # Weights changed but the ONNX file beside them not: the numpy network is used,
     # with a warning naming the file; asking for OpenCV is an error.
