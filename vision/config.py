@@ -312,6 +312,11 @@ class GridConfig:
     # fifty-first session). None: off
     edge_rim_peak_reach: float | None = 0.15
     edge_rim_peak_ratio: float = 1.5
+    # ... and up to edge_rim_peak_bumps such steps one after the other, each within the
+    # reach and with no valley between it and the one before (a bevel, then the rims'
+    # shadow: deep bowls 0.42 pitch wide seen from 54 degrees, synth_1003_0008, an end
+    # 66 px off at 1920 x 1080). Over 1196 photos (docs/vision.md, sixty-first session)
+    edge_rim_peak_bumps: int = 8
     # ... and on the long sides, where the wood ends: the top face's colour (CIE Lab, the
     # median round the points between the pits, its spread theirs) is followed out from
     # where the edge search starts; the first run of edge_wood_run / pitch whose colour

@@ -116,6 +116,37 @@ def test_a_board_end_is_searched_past_the_outer_step_of_the_pits_own_rims() -> N
     assert _edge_pair(alone, 52.0, 200.0, 40.0, gc, past_slope=True) == (45.0, 206.0)
 
 
+def test_a_board_end_is_searched_past_both_steps_of_a_wide_rim_slope() -> None:
+    # GridConfig.edge_rim_peak_bumps (synth_1003_0008: deep bowls 0.42 pitch wide at 54
+    # degrees, one end taken at the rims, 66 px off at 1920 x 1080; synth_859_0000, 40 px).
+    # Past the rims the profile shows two steps within the reach, with no valley between
+    # them (a bevel, then the rims' shadow): both are the rims' own, and the end lies
+    # beyond. The profile read back from that photo's lattice view, outwards from where the
+    # search starts, with the end's step at 37
+    from vision.surface import _innermost_peak
+
+    prof = np.full(46, 3.0)
+    prof[:9] = [57, 54, 54, 43, 43, 55, 51, 28, 8]
+    prof[34:40] = [10, 11, 30, 70, 41, 8]
+    inner = np.array([51.0, 44, 71, 64, 41, 40])  # in to the rims from just before index 0
+    gc = DEFAULT.grid
+    reach = int(round(gc.edge_rim_peak_reach * 40))  # pitch 40 px: 6 px
+    end = _innermost_peak(prof, gc.edge_strength, inner, rim_reach=reach, rim_level=106.0,
+                          rim_bumps=gc.edge_rim_peak_bumps)
+    assert end is not None and abs(end - 37.0) < 0.5
+    # one step passed, as before: the second is taken for the end
+    rim = _innermost_peak(prof, gc.edge_strength, inner, rim_reach=reach, rim_level=106.0, rim_bumps=1)
+    assert rim is not None and abs(rim - 5.0) < 0.5
+    # a valley between them (synth_863_0010: a speck, then the board's narrow end at 5-6):
+    # the second step is a step of its own, the end, and stays
+    narrow = np.full(46, 5.0)
+    narrow[:9] = [13, 12, 12, 15, 8, 55, 55, 47, 15]
+    narrow[9:28] = [14, 21, 30, 28, 22, 17, 16, 22, 40, 44, 40, 28, 33, 29, 29, 20, 26, 57, 37]
+    got = _innermost_peak(narrow, gc.edge_strength, np.array([14.0, 16, 21, 22, 19, 28]),
+                          rim_reach=reach, rim_level=106.9, rim_bumps=gc.edge_rim_peak_bumps)
+    assert got is not None and 5.0 <= got <= 6.0
+
+
 def test_a_side_rising_only_at_its_ends_shows_no_step_of_its_own() -> None:
     # GridConfig.edge_unseen_foot (synth_889_0007: ends 1.63 pitches past the outer pits'
     # centres, just past the 1.6-pitch view). Rims at 52 and 200 (pitch 40, the search
