@@ -27,7 +27,7 @@ import os
 import threading
 import warnings
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 
 import cv2
@@ -221,7 +221,7 @@ class CountNet:
         self._onnx = Path(path).with_suffix(".onnx")
         self._lock = threading.Lock()  # an OpenCV net runs one input at a time
         if backend != "numpy":
-            problem, stale = self._load_onnx(Path(path).with_suffix(".onnx"))
+            problem, stale = self._load_onnx(self._onnx)
             if problem is not None and backend == "opencv":
                 raise RuntimeError(problem)
             if problem is not None and stale:  # a file there but wrong: worth hearing of
@@ -263,7 +263,11 @@ class CountNet:
                 return [self._opencv_logits(nets[k], x[s:s + DNN_BATCH]) for s in starts[k::len(nets)]]
 
             others = [_dnn_pool().submit(share, k) for k in range(1, len(nets))]
-            shares = [share(0), *(f.result() for f in others)]
+            try:
+                mine = share(0)
+            finally:  # (the other copies done before the lock is let go, even on an error)
+                wait(others)
+            shares = [mine, *(f.result() for f in others)]
         out: list[np.ndarray] = [np.empty(0)] * len(starts)
         for k, got in enumerate(shares):
             out[k::len(nets)] = got

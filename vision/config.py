@@ -315,7 +315,8 @@ class GridConfig:
     # ... and up to edge_rim_peak_bumps such steps one after the other, each within the
     # reach and with no valley between it and the one before (a bevel, then the rims'
     # shadow: deep bowls 0.42 pitch wide seen from 54 degrees, synth_1003_0008, an end
-    # 66 px off at 1920 x 1080). Over 1196 photos (docs/vision.md, sixty-first session)
+    # 66 px off at 1920 x 1080). Over 1196 photos two ends moved, 66 -> 6 and 40 -> 4.5 px,
+    # and no other (docs/vision.md, sixty-first session); 1: one step, as before
     edge_rim_peak_bumps: int = 8
     # ... and on the long sides, where the wood ends: the top face's colour (CIE Lab, the
     # median round the points between the pits, its spread theirs) is followed out from
