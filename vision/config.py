@@ -313,11 +313,15 @@ class GridConfig:
     edge_rim_peak_reach: float | None = 0.15
     edge_rim_peak_ratio: float = 1.5
     # ... and up to edge_rim_peak_bumps such steps one after the other, each within the
-    # reach and with no valley between it and the one before (a bevel, then the rims'
+    # reach and with no valley between it and the one before: the profile between them
+    # stays over edge_rim_peak_dip x the higher of the two (a bevel, then the rims'
     # shadow: deep bowls 0.42 pitch wide seen from 54 degrees, synth_1003_0008, an end
-    # 66 px off at 1920 x 1080). Over 1196 photos two ends moved, 66 -> 6 and 40 -> 4.5 px,
-    # and no other (docs/vision.md, sixty-first session); 1: one step, as before
+    # 66 px off at 1920 x 1080; a speck and then, past a dip far under it, a narrow end's
+    # own edge, synth_863_0010, are no such pair). Over 1220 photos three ends moved,
+    # 66 -> 6, 40 -> 4.5 and 79 -> 74 px, and no other (docs/vision.md, sixty-first
+    # session); 1: one step, as before
     edge_rim_peak_bumps: int = 8
+    edge_rim_peak_dip: float = 0.5
     # ... and on the long sides, where the wood ends: the top face's colour (CIE Lab, the
     # median round the points between the pits, its spread theirs) is followed out from
     # where the edge search starts; the first run of edge_wood_run / pitch whose colour

@@ -36,7 +36,7 @@ def _subpixel(prof: np.ndarray, k: int) -> float:
 
 def _innermost_peak(prof: np.ndarray, strength: float, inner: np.ndarray | None = None,
                     valley: float = 0.25, rim_reach: int = 0, rim_level: float = np.inf,
-                    rim_bumps: int = 1) -> float | None:
+                    rim_bumps: int = 1, rim_dip: float = 0.5) -> float | None:
     """Index (sub-px) of the first local peak of ``prof`` reaching ``strength`` x its max.
 
     ``inner``: the profile from just before index 0 in to the pits' rims. When it rises
@@ -55,8 +55,9 @@ def _innermost_peak(prof: np.ndarray, strength: float, inner: np.ndarray | None 
     at its foot, and again only if no strong peak follows does index 0 stand
     (``GridConfig.edge_rim_peak_reach``). Up to ``rim_bumps`` such steps, one after the
     other, are passed so, each peaking within ``rim_reach`` of index 0 and with no valley
-    between it and the one before (a bevel, then the rims' shadow or a second bevel beyond
-    it: ``GridConfig.edge_rim_peak_bumps``)."""
+    between it and the one before, the profile staying over ``rim_dip`` x the higher of
+    the two (a bevel, then the rims' shadow or a second bevel beyond it:
+    ``GridConfig.edge_rim_peak_bumps``, ``edge_rim_peak_dip``)."""
     if len(prof) < 3 or prof.max() <= 0:
         return None
     top = strength * prof.max()
@@ -77,7 +78,7 @@ def _innermost_peak(prof: np.ndarray, strength: float, inner: np.ndarray | None 
                 peak += 1
             if peak > rim_reach or prof[peak] > rim_level:
                 break
-            if last is not None and prof[start] < (1.0 - valley) * min(last, float(prof[peak])):
+            if last is not None and prof[start] < rim_dip * max(last, float(prof[peak])):
                 break  # a valley before it: a step of its own (a narrow end's edge)
             last = float(prof[peak])
             start = peak
@@ -145,10 +146,10 @@ def _edge_pair(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float,
         own_hi = cfg.edge_rim_peak_ratio * float(prof[max(hi_start - half, 0):hi_start].max(initial=0.0))
     before = _innermost_peak(prof[:lo_end][::-1], cfg.edge_strength,
                              prof[lo_end:max(rim_lo, lo_end) + 1] if slope else None, rim_reach=reach,
-                             rim_level=own_lo, rim_bumps=cfg.edge_rim_peak_bumps)
+                             rim_level=own_lo, rim_bumps=cfg.edge_rim_peak_bumps, rim_dip=cfg.edge_rim_peak_dip)
     after = _innermost_peak(prof[hi_start:], cfg.edge_strength,
                             prof[min(rim_hi, hi_start - 1):hi_start][::-1] if slope else None, rim_reach=reach,
-                            rim_level=own_hi, rim_bumps=cfg.edge_rim_peak_bumps)
+                            rim_level=own_hi, rim_bumps=cfg.edge_rim_peak_bumps, rim_dip=cfg.edge_rim_peak_dip)
     if before is None or after is None:
         return None
     lo_edge, hi_edge = lo_end - 1 - before, hi_start + after

@@ -120,9 +120,9 @@ def test_a_board_end_is_searched_past_both_steps_of_a_wide_rim_slope() -> None:
     # GridConfig.edge_rim_peak_bumps (synth_1003_0008: deep bowls 0.42 pitch wide at 54
     # degrees, one end taken at the rims, 66 px off at 1920 x 1080; synth_859_0000, 40 px).
     # Past the rims the profile shows two steps within the reach, with no valley between
-    # them (a bevel, then the rims' shadow): both are the rims' own, and the end lies
-    # beyond. The profile read back from that photo's lattice view, outwards from where the
-    # search starts, with the end's step at 37
+    # them (GridConfig.edge_rim_peak_dip; a bevel, then the rims' shadow): both are the
+    # rims' own, and the end lies beyond. The profile read back from that photo's lattice
+    # view, outwards from where the search starts, with the end's step at 37
     from vision.surface import _innermost_peak
 
     prof = np.full(46, 3.0)
@@ -132,7 +132,7 @@ def test_a_board_end_is_searched_past_both_steps_of_a_wide_rim_slope() -> None:
     gc = DEFAULT.grid
     reach = int(round(gc.edge_rim_peak_reach * 40))  # pitch 40 px: 6 px
     end = _innermost_peak(prof, gc.edge_strength, inner, rim_reach=reach, rim_level=106.0,
-                          rim_bumps=gc.edge_rim_peak_bumps)
+                          rim_bumps=gc.edge_rim_peak_bumps, rim_dip=gc.edge_rim_peak_dip)
     assert end is not None and abs(end - 37.0) < 0.5
     # one step passed, as before: the second is taken for the end
     rim = _innermost_peak(prof, gc.edge_strength, inner, rim_reach=reach, rim_level=106.0, rim_bumps=1)
@@ -143,8 +143,17 @@ def test_a_board_end_is_searched_past_both_steps_of_a_wide_rim_slope() -> None:
     narrow[:9] = [13, 12, 12, 15, 8, 55, 55, 47, 15]
     narrow[9:28] = [14, 21, 30, 28, 22, 17, 16, 22, 40, 44, 40, 28, 33, 29, 29, 20, 26, 57, 37]
     got = _innermost_peak(narrow, gc.edge_strength, np.array([14.0, 16, 21, 22, 19, 28]),
-                          rim_reach=reach, rim_level=106.9, rim_bumps=gc.edge_rim_peak_bumps)
+                          rim_reach=reach, rim_level=106.9, rim_bumps=gc.edge_rim_peak_bumps,
+                          rim_dip=gc.edge_rim_peak_dip)
     assert got is not None and 5.0 <= got <= 6.0
+    # a dip to three quarters of the lower step is no valley (synth_1003_0003 read at 1280 x
+    # 720: steps 74 and 89 over a dip to 55, the end at 36, taken at the rims before)
+    crests = np.full(50, 2.0)
+    crests[:9] = [74, 55, 65, 89, 76, 36, 11, 4, 4]
+    crests[33:39] = [3, 18, 85, 154, 97, 41]
+    end = _innermost_peak(crests, gc.edge_strength, np.array([72.0, 60, 61, 70, 99, 105]), rim_reach=reach,
+                          rim_level=157.0, rim_bumps=gc.edge_rim_peak_bumps, rim_dip=gc.edge_rim_peak_dip)
+    assert end is not None and abs(end - 36.0) < 0.5
 
 
 def test_a_side_rising_only_at_its_ends_shows_no_step_of_its_own() -> None:
