@@ -185,6 +185,40 @@ def refine_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: GridCon
     return hlat, gap, centres, radius, inliers
 
 
+def snapped_to_lattice(centres: np.ndarray, cfg: GridConfig) -> np.ndarray:
+    """Pit centres (4, 8, 2) taken to the perspective lattice fitted through all of them
+    (:func:`_gap_fit`: one homography and middle gap, least squares, fitted again without
+    the pits more than ``crop_snap_outlier`` pitch off the first fit), each pit keeping
+    the part of its own offset from that lattice beyond ``crop_lattice_snap`` pitch.
+
+    A pit's own rim centre (:func:`vision.rims.rim_centres`) wanders by a few per cent
+    of the pitch with the seeds in it and the light on its rim; the lattice through all
+    32 does not. A pit truly off the grid (a hand-carved board) keeps all but the
+    first ``crop_lattice_snap`` pitch of its offset. ``crop_lattice_snap`` None: unchanged.
+    """
+    tau = cfg.crop_lattice_snap
+    if tau is None:
+        return centres
+    pts = centres.reshape(-1, 2)
+    keep = np.ones(len(pts), bool)
+    fitted = None
+    for _ in range(2):
+        fit = _gap_fit(pts[keep], keep, cfg.gap_steps)
+        if fit is None:
+            return centres
+        h, gap = fit
+        fitted = cv2.perspectiveTransform(_lattice_points(gap).reshape(-1, 1, 2), h).reshape(-1, 2)
+        far = np.linalg.norm(pts - fitted, axis=1) > cfg.crop_snap_outlier * cfg.lattice_pitch_px
+        if not far.any() or far.sum() > 8 or (far == ~keep).all():
+            break
+        keep = ~far
+    assert fitted is not None
+    off = pts - fitted
+    size = np.linalg.norm(off, axis=1, keepdims=True)
+    kept = np.maximum(size - tau * cfg.lattice_pitch_px, 0.0) / np.maximum(size, 1e-9)
+    return (fitted + off * kept).reshape(centres.shape)
+
+
 def _plausible(hlat: np.ndarray, gap: float, cfg: GridConfig) -> bool:
     """Whether the lattice's pitch in the image varies no more than a camera at
     45 degrees or more can make it (a degenerate fit folds rows onto one line)."""
@@ -645,6 +679,7 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
         edges = surface_edges(lview, grid, gap, search, alike=alike, wider=wider)
     # the pits' own centres and outer radius, for the counter's crops and the page's rings
     grid.centres, grid.crop_radius = rim_centres(gx, gy, centres, radius, gc)
+    grid.centres = snapped_to_lattice(grid.centres, gc)
     tick("grid")
     if edges is None:
         # no edge to follow: the lattice's outer cells' corners

@@ -511,6 +511,12 @@ class GridConfig:
     crop_radius_min: float = 0.3
     crop_recentre_frac: float = 0.15  # a pit's crop centre moves at most this x pitch from the lattice fit's
     crop_recentre_min: float = 0.75  # ... on its own rim when that shows >= this x the pits' median
+    # ... then taken to the perspective lattice fitted through all 32 such centres, keeping
+    # only the part of a pit's offset from it beyond this x pitch (vision.board.snapped_to_lattice):
+    # a pit's own rim centre wanders with its seeds and light, the lattice through all does
+    # not. None: off
+    crop_lattice_snap: float | None = 0.03
+    crop_snap_outlier: float = 0.1  # ... the lattice fitted again without pits this x pitch off it
     slip_abs: float = 1.0  # slip: the outside line's rim evidence >= this x the lattice's median
     slip_rel: float = 3.0  # ... and >= this x that of the lattice's opposite line
     edge_empty: float = 0.2  # final check: an outer line of the lattice below this x its median rim evidence ...

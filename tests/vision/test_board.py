@@ -504,3 +504,57 @@ def _forked_fits() -> list[int]:
 
     cv2.setNumThreads(2)
     return _fitted([lambda k=k: k for k in range(3)], DEFAULT.grid)
+
+
+def _view_lattice(gap: float = 0.3) -> np.ndarray:
+    """(4, 8, 2) pit centres of a lattice view: 40 px pitch, 1.6 pitches of border, slightly
+    in perspective (what ``vision.board.rim_centres`` gets in the fit's lattice view)."""
+    import cv2
+
+    from vision.board import _lattice_points
+
+    h = np.array([[40.0, 0.5, 64.0], [0.3, 39.0, 64.0], [0.0002, 0.0001, 1.0]])
+    return cv2.perspectiveTransform(_lattice_points(gap).reshape(-1, 1, 2), h).reshape(4, 8, 2)
+
+
+def test_pit_centres_wandering_a_little_are_taken_to_the_lattice_through_them() -> None:
+    # GridConfig.crop_lattice_snap 0.03: a pit's rim centre wanders by 1-2 % of the pitch with
+    # its seeds and light; the lattice through all 32 is where the pits are
+    from vision.board import snapped_to_lattice
+
+    true = _view_lattice()
+    rng = np.random.default_rng(5)
+    noise = rng.normal(0.0, 0.5, true.shape)  # 0.5 px sd: ~1.2 % of the 40 px pitch
+    got = snapped_to_lattice(true + noise, DEFAULT.grid)
+    before = np.linalg.norm(noise, axis=-1)
+    after = np.linalg.norm(got - true, axis=-1)
+    # (what is left is the lattice's own error, fitted on 32 noisy points: about a third)
+    assert after.max() < 0.55 * before.max()
+    assert np.median(after) < 0.5 * np.median(before)
+
+
+def test_a_pit_truly_off_the_grid_keeps_its_offset_beyond_the_snap() -> None:
+    # a hand-carved board's pit 0.2 pitch (8 px) off its row: the centre keeps all but
+    # crop_lattice_snap (0.03 x 40 = 1.2 px) of that offset, and the lattice is fitted
+    # again without it (crop_snap_outlier), so the other 31 stay where they are
+    from vision.board import snapped_to_lattice
+
+    true = _view_lattice(gap=0.0)
+    moved = true.copy()
+    moved[1, 4] += (0.0, 8.0)
+    got = snapped_to_lattice(moved, DEFAULT.grid)
+    assert got[1, 4] == pytest.approx(true[1, 4] + (0.0, 8.0 - 1.2), abs=0.05)
+    others = np.ones((4, 8), bool)
+    others[1, 4] = False
+    assert np.abs(got[others] - true[others]).max() < 0.05
+
+
+def test_the_lattice_snap_off_leaves_the_centres_as_found() -> None:
+    import dataclasses
+
+    from vision.board import snapped_to_lattice
+
+    rng = np.random.default_rng(6)
+    centres = _view_lattice() + rng.normal(0.0, 0.5, (4, 8, 2))
+    off = dataclasses.replace(DEFAULT.grid, crop_lattice_snap=None)
+    assert np.array_equal(snapped_to_lattice(centres, off), centres)
