@@ -514,7 +514,9 @@ class GridConfig:
     # ... then taken to the perspective lattice fitted through all 32 such centres, keeping
     # only the part of a pit's offset from it beyond this x pitch (vision.board.snapped_to_lattice):
     # a pit's own rim centre wanders with its seeds and light, the lattice through all does
-    # not. None: off
+    # not. Three fresh sets: pit centres 1.38 -> 0.97, 1.82 -> 1.56, 2.46 -> 1.87 px (median),
+    # the pits read as well as before (1724 of 1888 either way; docs/vision.md, sixty-second
+    # session). None: off
     crop_lattice_snap: float | None = 0.03
     crop_snap_outlier: float = 0.1  # ... the lattice fitted again without pits this x pitch off it
     slip_abs: float = 1.0  # slip: the outside line's rim evidence >= this x the lattice's median
