@@ -466,8 +466,11 @@ def test_refits_on_threads_are_the_fits_made_in_turn() -> None:
         half = _true_lattice(scene) @ np.array([[1.0, 0, 0], [0, 0.5, 0], [0, 0, 1]])
         one = replace(DEFAULT, grid=replace(gc, refit_threads=1))
         on_two, in_turn = _doubled(scene.image, half, 0.0, DEFAULT, True), _doubled(scene.image, half, 0.0, one, True)
-        assert on_two.grid.score == in_turn.grid.score > 1.0
-        assert np.array_equal(on_two.corners, in_turn.corners)
+        # (the score to float rounding: OpenCV's own two threads may sum a view's gradients in
+        # another order, 5e-7 apart in one run of three on this machine)
+        assert on_two.grid.score == pytest.approx(in_turn.grid.score, rel=1e-6)
+        assert in_turn.grid.score > 1.0
+        assert np.allclose(on_two.corners, in_turn.corners, rtol=0.0, atol=1e-6)
         cv2.setNumThreads(1)
         names.clear()
         _fitted([call(k) for k in range(2)], gc)
