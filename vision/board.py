@@ -200,19 +200,22 @@ def snapped_to_lattice(centres: np.ndarray, cfg: GridConfig) -> np.ndarray:
     if tau is None:
         return centres
     pts = centres.reshape(-1, 2)
-    keep = np.ones(len(pts), bool)
-    fitted = None
-    for _ in range(2):
+
+    def lattice(keep: np.ndarray) -> np.ndarray | None:
         fit = _gap_fit(pts[keep], keep, cfg.gap_steps)
         if fit is None:
-            return centres
+            return None
         h, gap = fit
-        fitted = cv2.perspectiveTransform(_lattice_points(gap).reshape(-1, 1, 2), h).reshape(-1, 2)
-        far = np.linalg.norm(pts - fitted, axis=1) > cfg.crop_snap_outlier * cfg.lattice_pitch_px
-        if not far.any() or far.sum() > 8 or (far == ~keep).all():
-            break
-        keep = ~far
-    assert fitted is not None
+        return cv2.perspectiveTransform(_lattice_points(gap).reshape(-1, 1, 2), h).reshape(-1, 2)
+
+    fitted = lattice(np.ones(len(pts), bool))
+    if fitted is None:
+        return centres
+    far = np.linalg.norm(pts - fitted, axis=1) > cfg.crop_snap_outlier * cfg.lattice_pitch_px
+    if 0 < far.sum() <= 8:  # (more: no lattice to speak of, the first fit stands)
+        fitted = lattice(~far)
+        if fitted is None:
+            return centres
     off = pts - fitted
     size = np.linalg.norm(off, axis=1, keepdims=True)
     kept = np.maximum(size - tau * cfg.lattice_pitch_px, 0.0) / np.maximum(size, 1e-9)
