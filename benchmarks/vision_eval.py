@@ -19,7 +19,8 @@ Prints the summary and writes ``benchmarks/results/vision_eval_<TAG>.json``
 (summary) and ``vision_eval_<TAG>_images.csv`` (one row per image).
 Pits hidden by a hand (label ``occluded_pits``) are left out of the per-pit
 figures; images with a hand are left out of whole-board accuracy and counted
-for the hand status instead.
+for the hand status instead (all of them, and apart those whose hand hides a pit:
+a hand over no pit changes no count).
 """
 
 from __future__ import annotations
@@ -209,6 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     placed: list[bool] = []  # found boards checked against their labelled pits: in place?
     off_place: list[str] = []
     hand_imgs = hand_flagged = clean_imgs = false_hand = 0
+    hiding_imgs = hiding_flagged = 0  # hands that hide a pit (label occluded_pits), flagged
     blurred_flagged = 0  # readings whose status says image_blurred
     corner_errs: list[float] = []
     cpu_ms: list[float] = []
@@ -278,6 +280,9 @@ def main(argv: list[str] | None = None) -> int:
         if has_hand:
             hand_imgs += 1
             hand_flagged += flagged_hand
+            if hidden:  # a hand over no pit changes no count; one hiding pits must be told
+                hiding_imgs += 1
+                hiding_flagged += flagged_hand
         else:
             clean_imgs += 1
             false_hand += flagged_hand
@@ -348,6 +353,7 @@ def main(argv: list[str] | None = None) -> int:
         "confidence": confidence,
         "hidden_seeds": hidden_seed_figures(t, p, np.array(pit_hidden, int), np.array(pit_least, float)),
         "hand_images": hand_imgs, "hand_flagged": hand_flagged,
+        "hand_hiding_pits_images": hiding_imgs, "hand_hiding_pits_flagged": hiding_flagged,
         "clean_images": clean_imgs, "false_hand_flags": false_hand,
         "blur_px": args.blur, "softened": not args.no_soften, "context": not args.no_context, "image_blurred_flagged": blurred_flagged,
         "timing_ms": {s: {"median": round(pct(v, 50), 1), "p95": round(pct(v, 95), 1)}

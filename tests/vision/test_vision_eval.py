@@ -397,3 +397,22 @@ def test_games_readings_scores_each_reading_and_skips_hand_frames(tmp_path: Path
         assert res[name]["per_pit_exact"] == pytest.approx(1 - res[name]["pits_wrong"] / 64, abs=1e-4)
     with pytest.raises(SystemExit):
         mod.main(["--games", str(tmp_path / "results")])
+
+
+def test_hands_that_hide_pits_are_counted_apart(tmp_path: Path) -> None:
+    # a hand over no pit (label occluded_pits empty) counts among the hand photos but not
+    # among those whose hand hides a pit; each is counted as flagged by its own status
+    from samples import HARD
+
+    for stem in ("synth_487_0022", "synth_877_0012"):  # ten pits hidden; a hand over none
+        for ext in (".jpg", ".json"):
+            shutil.copy(HARD / (stem + ext), tmp_path / (stem + ext))
+    out = tmp_path / "results"
+    assert _load().main([str(tmp_path), "--name", "h", "--out", str(out)]) == 0
+    summary = json.loads((out / "vision_eval_h.json").read_text())
+    with open(out / "vision_eval_h_images.csv", newline="") as fh:
+        flagged = {r["image"]: "hand_over_board" in r["status"] for r in csv.DictReader(fh)}
+    assert summary["hand_images"] == 2 and summary["clean_images"] == 0
+    assert summary["hand_hiding_pits_images"] == 1
+    assert summary["hand_hiding_pits_flagged"] == int(flagged["synth_487_0022.jpg"])
+    assert summary["hand_flagged"] == sum(flagged.values())
