@@ -673,15 +673,20 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
     alike = score >= gc.surface_symmetry_min_score
     wider = (lambda wc: _lattice_view(image, hlat, wc, gap)[0]) if score > 0 else None
     search = replace(gc, edge_rim_peak_reach=None, edge_wood_ratio=None)
+    # the pits' own centres and outer radius, for the counter's crops and the page's rings
+    crop_centres, crop_radius = rim_centres(gx, gy, centres, radius, gc)
+    rims = grid
+    if gc.edge_outer_rim is not None and min(crop_radius[0] / radius[0], crop_radius[1] / radius[1]) \
+            >= gc.edge_outer_rim:
+        rims = replace(grid, radius=crop_radius)  # the edges searched beyond the rims' outer edge
     outline_edges = None
     if (gc.edge_rim_peak_reach is not None or gc.edge_wood_ratio is not None) and score > 0:
-        edges, outline_edges = surface_outlines(lview, grid, gap, [search, gc], alike=alike, wider=wider)
+        edges, outline_edges = surface_outlines(lview, rims, gap, [search, gc], alike=alike, wider=wider)
         if outline_edges is None or edges is None or np.allclose(outline_edges, edges):
             outline_edges = None
     else:
-        edges = surface_edges(lview, grid, gap, search, alike=alike, wider=wider)
-    # the pits' own centres and outer radius, for the counter's crops and the page's rings
-    grid.centres, grid.crop_radius = rim_centres(gx, gy, centres, radius, gc)
+        edges = surface_edges(lview, rims, gap, search, alike=alike, wider=wider)
+    grid.centres, grid.crop_radius = crop_centres, crop_radius
     grid.centres = snapped_to_lattice(grid.centres, gc)
     tick("grid")
     if edges is None:

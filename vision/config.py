@@ -595,6 +595,16 @@ class GridConfig:
     wide_gap_from: float = 0.6
     wide_gap_min_score: float = 0.8
     surface_gap_frac: float = 0.12  # surface edges searched from this / pitch beyond the pits' rims
+    # ... the rims taken at the pits' outer radius (the crops' radius, vision.rims.rim_centres,
+    # at least crop_radius_min) where it is this many times the radius of most rim evidence or
+    # more on both axes: a shaded deep bowl has its strongest gradient well inside its rim, and
+    # a search started there took the rim's outer bevel for the board's edge (synth_1021_0018:
+    # radius 0.22 pitch against 0.30, all four corners 70 px inside). Over 326 photos (seeds
+    # 1019-1033, their webcam-spoilt copies, the singles and hard renders): 1.3: 3 outlines
+    # closer (70 -> 4.5, 8.2 -> 4.0, 12.3 -> 8.7 px), none farther; 1.15: 20 closer, 8 farther
+    # (a thick board's narrow margin passed over, its side face's foot taken: 2 -> 20 px);
+    # 1.0: 19 and 13 (docs/vision.md, sixty-third session) (None: the radius of most evidence)
+    edge_outer_rim: float | None = 1.3
     # opposite margins (beyond the outer rims) differing by more than this / pitch: the wider
     # side's edge may be a shadow, the side face or the table, and a step there at the
     # narrower margin (within ``surface_pair_within`` / pitch, at least ``surface_symmetry_weak``

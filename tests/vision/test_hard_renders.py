@@ -552,3 +552,13 @@ def test_a_board_whose_halves_lie_a_row_apart_is_not_said_to_run_off_the_image()
     assert off_image(image, DEFAULT.locate) is None
     before = off_image(image, replace(DEFAULT.locate, pit_scan_halves_apart=False))
     assert before is not None and before[0] == ["bottom"]
+
+
+def test_edges_are_searched_beyond_the_rims_outer_edge_when_the_bowls_are_shaded() -> None:
+    # GridConfig.edge_outer_rim (sample_images/hard/synth_1021_0018, `bao render --seed 1021
+    # --varied-layout`: deep dark bowls on a mid-brown board, seen from above). The radius of
+    # most rim evidence lay on the bowls' shading, 0.22 pitch against the rims' 0.30, and the
+    # edge search, started from there, took the rims' outer bevel for the board's edge on
+    # every side (corners 70 px inside). Started beyond the rims' outer edge, each search
+    # runs past the pits and the wider view finds the board's ends
+    _in_place_now_not_before("synth_1021_0018", grid_changed(edge_outer_rim=None), 10.0, 8.0)
