@@ -739,6 +739,16 @@ class DecodeConfig:
     unlike_sure: float = 0.95
     unlike_sure_evidence: float = 0.6
     unlike_min_sure: int = 3
+    # ... and a pit read as empty whose rim shows a little more (evidence under
+    # ``unlike_firm_evidence`` x the median's: fingers' edges over it) when its crop differs
+    # by more than ``unlike_firm`` x that percentile (synth_1039_0020: three seeds under a
+    # hand's fingers read as an empty pit, rim evidence 0.41, z over 4). Over 453 photos
+    # (seeds 1019-1039, their webcam-spoilt copies, the committed samples): hands hiding
+    # pits flagged 50 -> 52 of 68, false flags 6 of 354 as before, per pit unchanged; z 3:
+    # the same and one pit more named; 6: one hand (docs/vision.md, sixty-third session)
+    # (0: off)
+    unlike_firm: float = 4.0
+    unlike_firm_evidence: float = 0.5
     # ... and whose mean Lab colour differs from the template's by this much (L1 norm of
     # the mean difference, Lab scaled to 0..1): on 1120 renders (29 sets) the 83 pits
     # truly under a hand that the test named shifted by 0.051 or more; the only false

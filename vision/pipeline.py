@@ -119,8 +119,14 @@ def _covered(crops: Sequence[np.ndarray], probs: np.ndarray, grid: PitGrid, hidd
     sure = surely_empty & (ev >= dc.unlike_sure_evidence)
     candidates = empty & (ev < dc.unlike_evidence) & ~hidden
     pool = surely_empty & ~hidden  # compared with near a candidate, whatever their rim
-    return unlike_empty(crops, candidates, sure, dc.unlike_empty, dc.unlike_min_sure, dc.unlike_min_shift,
-                        smalls, near=dc.unlike_near, pool=pool)
+    out = unlike_empty(crops, candidates, sure, dc.unlike_empty, dc.unlike_min_sure, dc.unlike_min_shift,
+                       smalls, near=dc.unlike_near, pool=pool)
+    firmer = empty & (ev >= dc.unlike_evidence) & (ev < dc.unlike_firm_evidence) & ~hidden
+    if dc.unlike_firm > 0 and firmer.any():
+        # a rim that shows a little more (fingers' edges over it): only a crop far unlike
+        out |= unlike_empty(crops, firmer, sure, dc.unlike_firm, dc.unlike_min_sure, dc.unlike_min_shift,
+                            smalls, near=dc.unlike_near, pool=pool)
+    return out
 
 
 def _seed_look(profile: BoardProfile | None) -> Any:

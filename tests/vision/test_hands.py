@@ -197,3 +197,24 @@ def test_a_board_with_an_arm_over_two_columns_is_found_and_the_hand_reported() -
     strict = dataclasses.replace(DEFAULT, grid=dataclasses.replace(DEFAULT.grid, covered_columns_max=0))
     with pytest.raises(BoardNotFound):
         locate_board(img, strict)
+
+
+def test_fingers_over_a_pit_whose_rim_still_shows_a_little_are_a_hand() -> None:
+    """DecodeConfig.unlike_firm (sample_images/hard/synth_1039_0020, `bao render --seed 1039`:
+    a hand's fingers over B7, which holds three seeds). The fingers' own edges gave the pit
+    rim evidence 0.41 of the median's, over the 0.3 under which a pit read as empty is
+    compared with the board's empty pits, so B7 was read as empty (confidence 0.76) and
+    no hand was told. Its crop is far unlike the empty pits: it is occluded, and with the
+    arm across the board's edge beside it, a hand."""
+    from dataclasses import replace
+
+    image, label = hard_sample("synth_1039_0020")
+    assert label["hand_over_board"] and label["occluded_pits"] == ["B7"]
+    assert flatten(label["position"])["B7"] == 3
+    got = recognize(image, south=label["south_side"])
+    assert "hand_over_board" in got.status and "occluded_pits:B7" in got.status
+    assert flatten(got.confidence)["B7"] == 0.0
+    old = recognize(image, south=label["south_side"],
+                    cfg=replace(DEFAULT, decode=replace(DEFAULT.decode, unlike_firm=0.0)))
+    assert "hand_over_board" not in old.status
+    assert flatten(old.position)["B7"] == 0 and flatten(old.confidence)["B7"] > 0.7
