@@ -57,6 +57,7 @@ from vision.lattice_checks import (
     slipped,
     unseen_sides,
     void_columns,
+    void_side,
 )
 from vision.locate import dark_retry_copy, helper_pool
 from vision.outlines import edge_magnitude, refine_sides
@@ -659,6 +660,8 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
             return apart  # (the void row is bare wood, not heaps: the halves lie apart)
     if second_look and gc.edge_doubt_ratio > 0 and score > 0 and shift == (0, 0):
         doubt = slipped(table, gc, ratio=gc.edge_doubt_ratio)
+        if doubt == (0, 0) and gc.edge_void_doubt is not None:
+            doubt = void_side(table, gc.edge_void_doubt)
         if doubt != (0, 0):
             other = fit_from_lattice(image, _shifted(hlat, doubt), gap, cfg, lap, check_pairs, respace,
                                      second_look=False)

@@ -532,6 +532,15 @@ class GridConfig:
     # ... and between edge_doubt_ratio and edge_beyond_ratio: the lattice is fitted again
     # shifted, and the better-scoring fit kept (0: off; vision.board.fit_from_lattice)
     edge_doubt_ratio: float = 2.0
+    # ... and so is a lattice with one outer line showing no pits at all (under this x its
+    # median rim evidence), whatever lies beyond the opposite side (vision.lattice_checks.
+    # void_side): a hand over the board's true outer line hides its rims as well
+    # (synth_1049_0013: the lattice a column off onto the bare end, its far column 0.0
+    # and the hand's 0.04; shifted back it scores 2.64 against 2.47). Over 368 photos
+    # (seeds 1003-1049, the spoilt copies, the committed samples): in place 355 -> 356,
+    # corners 37 -> 2.2 and 6.1 -> 3.4 px, one board off before and after moved (52 ->
+    # 82 px), the median time the same; 0.2: the same (None: off)
+    edge_void_doubt: float | None = 0.1
     reslips: int = 2  # lattice refits after such a shift, at most
     # a lattice still one pitch off after the last of those refits (its comb started more
     # than ``reslips`` pitches off) scores 0: it is not settled on the pits, and its void outer line

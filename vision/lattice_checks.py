@@ -107,6 +107,24 @@ def slipped(table: np.ndarray, cfg: GridConfig, ratio: float | None = None) -> t
     return pick(col), pick(row)
 
 
+def void_side(table: np.ndarray, level: float) -> tuple[int, int]:
+    """(columns, rows) to shift a fitted lattice by, to try, from :func:`line_evidence`: on
+    each axis, away from the one outer line with no pits at all (its median rim evidence
+    under ``level`` x the lattice's median; the other outer line over it), whatever shows
+    beyond the opposite side: a hand over the board's true outer line hides its rims too.
+    Only a fit to compare: the shifted lattice is kept if it scores higher."""
+    levels = _line_levels(table)
+    if levels is None:
+        return (0, 0)
+
+    def pick(line: np.ndarray) -> int:
+        first, last = bool(line[1] < level), bool(line[-2] < level)
+        return 0 if first == last else 1 if first else -1
+
+    col, row = levels
+    return pick(col), pick(row)
+
+
 def continues(table: np.ndarray, cfg: GridConfig, unseen: np.ndarray | None = None) -> bool:
     """Whether the lines beyond two or more sides of the lattice (from
     :func:`line_evidence`) look like pits too (at least ``continues_beyond`` x the

@@ -581,3 +581,14 @@ def test_an_end_is_searched_beyond_the_rims_outer_edge_when_the_bowls_are_shaded
     assert corner_errors(got, label).max() < 8.0
     old = recognize(image, south=label["south_side"], cfg=grid_changed(edge_outer_rim_ends=None))
     assert corner_errors(old, label).max() > 15.0
+
+
+def test_a_lattice_with_an_outer_column_on_bare_wood_is_fitted_again_a_column_over() -> None:
+    # GridConfig.edge_void_doubt (sample_images/hard/synth_1049_0013, `bao render --seed 1049
+    # --varied-layout`: small pits, a hand over the board's far column). The lattice lay a
+    # column off, its last column on the bare wood of the near end (rim evidence 0.0 of
+    # the median) and the board's far column under the hand (0.04): neither side showed
+    # pits, so no shift was tried. Fitted again a column over, it scores higher, and
+    # the hand is still told
+    got, old = _in_place_now_not_before("synth_1049_0013", grid_changed(edge_void_doubt=None), 8.0, 8.0)
+    assert "hand_over_board" in got.status

@@ -284,3 +284,28 @@ def test_an_inner_row_of_bare_wood_is_bare_and_one_of_heaps_is_not() -> None:
     from dataclasses import replace
 
     assert not bare_row(view, nominal, between, 2, replace(gc, halves_apart_bare_unlike=None))
+
+
+def test_an_outer_line_with_no_pits_at_all_is_a_shift_to_try() -> None:
+    # vision.lattice_checks.void_side (GridConfig.edge_void_doubt 0.1): synth_1049_0013's
+    # lattice, its last column on bare wood (0.0) and the board's first column under a
+    # hand (0.04): slipped sees nothing beyond, void_side offers the shift away from the
+    # bare column (fit_from_lattice keeps it only if it scores higher)
+    from vision.lattice_checks import slipped, void_side
+
+    cfg = DEFAULT.grid
+    level = cfg.edge_void_doubt
+    bare = [0.04, 0.79, 1.06, 1.06, 0.76, 1.08, 1.11, 1.24, 0.0, 0.01]
+    rows = [0.0, 1.0, 0.85, 0.77, 1.16, 0.0]
+    assert slipped(_line_table(bare, rows), cfg, ratio=cfg.edge_doubt_ratio) == (0, 0)
+    assert void_side(_line_table(bare, rows), level) == (-1, 0)
+    assert void_side(_line_table(bare[::-1], rows), level) == (1, 0)  # the first column bare
+    assert void_side(_line_table(bare, rows[::-1]), level) == (-1, 0)  # the rows as they are
+    # a lattice on the pits: every outer line shows its rims
+    assert void_side(_line_table([0.05] + [1.0] * 8 + [0.05]), level) == (0, 0)
+    # both outer columns bare (a lattice wider than the board's pits, or none): no side to pick
+    assert void_side(_line_table([0.0, 0.0] + [1.0] * 6 + [0.0, 0.0]), level) == (0, 0)
+    # a weak outer column (heaps, a faint rim) is no void one
+    assert void_side(_line_table([0.05, 0.3] + [1.0] * 7 + [0.05]), level) == (0, 0)
+    # and a bare outer row
+    assert void_side(_line_table([0.05] + [1.0] * 8 + [0.05], [0.0, 0.05, 1.0, 1.0, 1.0, 0.0]), level) == (0, 1)
