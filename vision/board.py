@@ -682,8 +682,6 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
     if gc.edge_outer_rim is not None and min(crop_radius[0] / radius[0], crop_radius[1] / radius[1]) \
             >= gc.edge_outer_rim:
         rims = replace(grid, radius=crop_radius)  # the edges searched beyond the rims' outer edge
-    elif gc.edge_outer_rim_ends is not None and crop_radius[0] / radius[0] >= gc.edge_outer_rim_ends:
-        rims = replace(grid, radius=(crop_radius[0], radius[1]))  # the ends only (x: along the rows)
     outline_edges = None
     if (gc.edge_rim_peak_reach is not None or gc.edge_wood_ratio is not None) and score > 0:
         edges, outline_edges = surface_outlines(lview, rims, gap, [search, gc], alike=alike, wider=wider)

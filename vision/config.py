@@ -614,12 +614,6 @@ class GridConfig:
     # (a thick board's narrow margin passed over, its side face's foot taken: 2 -> 20 px);
     # 1.0: 19 and 13 (docs/vision.md, sixty-third session) (None: the radius of most evidence)
     edge_outer_rim: float | None = 1.3
-    # ... and at the ends alone where the outer radius along the rows is this many times the
-    # radius of most evidence or more: a Bao board's ends lie wider beyond the pits than its
-    # long sides, and no end was passed over. Over 352 photos: 3 outlines closer (45 -> 8.3,
-    # 11.5 -> 3.9, 46 -> 42 px), none farther; 1.0: one farther (1.6 -> 6.2 px). On the long
-    # sides 1.15 passed over narrow margins (7 farther of 13 moved) (None: as the long sides)
-    edge_outer_rim_ends: float | None = 1.15
     # opposite margins (beyond the outer rims) differing by more than this / pitch: the wider
     # side's edge may be a shadow, the side face or the table, and a step there at the
     # narrower margin (within ``surface_pair_within`` / pitch, at least ``surface_symmetry_weak``
