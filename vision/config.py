@@ -562,7 +562,14 @@ class GridConfig:
     # (docs/vision.md, twenty-eighth session)
     covered_ends: bool = True
     covered_end_unlike: float = 1.0  # ... each such column this unlike the surface (vision.lattice_checks.end_covered)
-    covered_end_edge_max: float = 4.0  # ... and no straight edge stronger than this along it (the board's end)
+    # ... and no straight edge stronger than this along it (the board's end), its strength
+    # summed over ``covered_end_edge_px`` neighbouring view px: an edge falling between two
+    # px splits its gradient. synth_1061_0008 (dark wood on bricks, an arm over the far end):
+    # the board's near end along the void column 3.97 + 3.90 -> the lattice a column off,
+    # 85 px; summed over 2 px at 6 (4 at one px before): in place, 38 px; the same boards on
+    # the other 265 photos of seeds 1019-1061 (docs/vision.md, sixty-fourth session)
+    covered_end_edge_max: float = 6.0
+    covered_end_edge_px: int = 2
     # ... looked for across the whole void run, from the first column showing pits, not in
     # the end column alone: a lattice two pitches off the board's end, the real end columns
     # under a hand, has the end edge between its two void columns (synth_787_0016; no

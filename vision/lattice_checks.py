@@ -213,6 +213,9 @@ def end_covered(table: np.ndarray, void: np.ndarray, view: np.ndarray, gx: np.nd
     if x1 <= x0 or y1 <= y0:
         return False
     along = np.abs(gx[y0:y1, x0:x1].mean(axis=0)) / (float(np.abs(gx).mean()) + 1e-9)
+    k = min(max(cfg.covered_end_edge_px, 1), len(along))
+    if k > 1:
+        along = np.convolve(along, np.ones(k), "valid")
     return float(along.max()) <= cfg.covered_end_edge_max
 
 

@@ -188,6 +188,20 @@ def test_an_end_column_under_a_sleeve_is_covered_but_a_margin_or_the_boards_end_
     ended[:, 60:84] = wood
     assert not covered(ended, pts, between)
     assert covered(ended, pts, between, dataclasses.replace(cfg, covered_end_edge_max=np.inf))
+    # the same end soft (blurred over a few px) beside a darker table of bricks, whose
+    # joints lift the view's mean gradient: its strength is split between two px, each
+    # under the bar of one px (synth_1061_0008); summed over two (covered_end_edge_px) it
+    # is the board's end
+    soft, pts, between = _lattice_view({})
+    bricks = np.full((soft.shape[0], 60, 3), 110.0)
+    for y in range(0, soft.shape[0], 12):
+        bricks[y:y + 2, :58] = 10.0
+        for x in range(2 + (y // 12 % 2) * 12, 56, 24):
+            bricks[y:y + 12, x:x + 2] = 10.0
+    soft[:, :60] = bricks.astype(np.uint8)
+    soft = cv2.GaussianBlur(soft, (0, 0), 2.0)
+    assert not covered(soft, pts, between)
+    assert covered(soft, pts, between, dataclasses.replace(cfg, covered_end_edge_px=1, covered_end_edge_max=4.0))
     # a lattice two pitches off the board's end (synth_787_0016: the real end columns
     # under a hand beyond its other end): both void columns on the table, the board's end
     # edge between the second void column and the first with pits. The end column alone
