@@ -638,6 +638,11 @@ class GridConfig:
     surface_pair_wider: float = 0.2
     surface_symmetry_min_score: float = 0.5  # ... for lattices scoring this or more (PitGrid.score)
     surface_symmetry_weak: float = 0.15
+    # ... but when the narrower side alone has ``surface_covered_pits`` or more of its outer
+    # pits under ``surface_covered_evidence`` x the median rim evidence (a hand or an arm over
+    # them), that side takes the wider one's margin (vision.surface.covered_sides; None: off)
+    surface_covered_evidence: float | None = 0.2
+    surface_covered_pits: int = 2
     lattice_inlier_frac: float = 0.08  # RANSAC threshold / pitch for the lattice homography
 
     def __post_init__(self) -> None:

@@ -110,7 +110,8 @@ def _search_starts(inner_lo: float, inner_hi: float, p: float, cfg: GridConfig) 
 
 def _edge_pair(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float,
                cfg: GridConfig, alike: bool = True, past_slope: bool = False,
-               wood: np.ndarray | None = None) -> tuple[float, float] | None:
+               wood: np.ndarray | None = None, covered: tuple[bool, bool] = (False, False),
+               ) -> tuple[float, float] | None:
     """The top face's two edges across one axis of the lattice view (positions along
     ``prof``), outside the pits' rims at ``inner_lo`` and ``inner_hi``; None if either
     side shows no step.
@@ -133,7 +134,8 @@ def _edge_pair(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float,
     an edge so chosen that lies well beyond where the wood ends then moves in to the step
     there (:func:`_wood_edges`), and when one side alone moves, the other, if its margin
     is then wider by more than ``surface_pair_within`` x the pitch, takes a step at the
-    moved one's margin where it has one.
+    moved one's margin where it has one. ``covered``: whether each side's outer pits lie
+    under something (:func:`covered_sides`; :func:`_alike_margins`).
     """
     lo_end, hi_start = _search_starts(inner_lo, inner_hi, p, cfg)
     slope = past_slope and 0 < lo_end < len(prof) and 0 < hi_start < len(prof)
@@ -154,7 +156,7 @@ def _edge_pair(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float,
         return None
     lo_edge, hi_edge = lo_end - 1 - before, hi_start + after
     if alike:
-        lo_edge, hi_edge = _alike_margins(prof, lo_edge, hi_edge, inner_lo, inner_hi, p, cfg)
+        lo_edge, hi_edge = _alike_margins(prof, lo_edge, hi_edge, inner_lo, inner_hi, p, cfg, covered)
     if wood is None or cfg.edge_wood_ratio is None:
         return lo_edge, hi_edge
     lo_wood, hi_wood = _wood_edges(prof, wood, lo_edge, hi_edge, inner_lo, inner_hi, lo_end, hi_start, p, cfg)
@@ -197,9 +199,12 @@ def _mirrored(steps: list[tuple[float, float]], rim: float, margin: float, withi
 
 
 def _alike_margins(prof: np.ndarray, lo_edge: float, hi_edge: float, inner_lo: float, inner_hi: float,
-                   p: float, cfg: GridConfig) -> tuple[float, float]:
+                   p: float, cfg: GridConfig, covered: tuple[bool, bool] = (False, False)) -> tuple[float, float]:
     """:func:`_edge_pair`'s first choices ``lo_edge`` and ``hi_edge`` with the margins
-    beyond the rims held alike (see there)."""
+    beyond the rims held alike (see there). ``covered``: whether something lies over the
+    pits next to each side (:func:`covered_sides`): when the narrower side alone is, its
+    step is most likely the hand's or the arm's own edge, and that side takes the wider
+    one's margin instead (a step there, else the margin itself)."""
     m_lo, m_hi = inner_lo - lo_edge, hi_edge - inner_hi
     if cfg.surface_symmetry is None or abs(m_lo - m_hi) <= cfg.surface_symmetry * p:
         return lo_edge, hi_edge
@@ -208,6 +213,12 @@ def _alike_margins(prof: np.ndarray, lo_edge: float, hi_edge: float, inner_lo: f
         return lo_edge, hi_edge
     lows, highs, lo_max, hi_max = steps
     within = cfg.surface_pair_within * p
+    if covered[0] != covered[1] and covered[0 if m_lo < m_hi else 1]:
+        if m_lo < m_hi:  # the low side, covered, at the high side's margin
+            at = _mirrored(lows, inner_lo, m_hi, within)
+            return (inner_lo - m_hi if at is None else at), hi_edge
+        at = _mirrored(highs, inner_hi, m_lo, within)
+        return lo_edge, (inner_hi + m_lo if at is None else at)
     if m_lo > m_hi:  # the wider side's step at the narrower one's margin
         lo_at = _mirrored(lows, inner_lo, m_hi, within)
         if lo_at is not None:
@@ -426,6 +437,21 @@ def surface_edges(view: np.ndarray, grid: PitGrid, gap: float, cfg: GridConfig =
     return surface_outlines(view, grid, gap, [cfg], alike, wider)[0]
 
 
+def covered_sides(grid: PitGrid, cfg: GridConfig) -> tuple[tuple[bool, bool], tuple[bool, bool]]:
+    """((top, bottom), (left, right)) of the lattice view: whether ``surface_covered_pits``
+    or more of the pits in the outer row or column next to that side show under
+    ``surface_covered_evidence`` x the lattice's median rim evidence (``grid.evidence``):
+    a hand or an arm over the board there, whose own edge may be taken for the board's.
+    All False without the evidence or the setting."""
+    ev = grid.evidence
+    if cfg.surface_covered_evidence is None or ev is None or np.shape(ev) != (4, 8):
+        return (False, False), (False, False)
+    low = np.asarray(ev, np.float64) < cfg.surface_covered_evidence
+    k = cfg.surface_covered_pits
+    return ((bool(low[0].sum() >= k), bool(low[3].sum() >= k)),
+            (bool(low[:, 0].sum() >= k), bool(low[:, 7].sum() >= k)))
+
+
 def surface_outlines(view: np.ndarray, grid: PitGrid, gap: float, cfgs: Sequence[GridConfig],
                      alike: bool = True, wider: Callable[[GridConfig], np.ndarray] | None = None,
                      ) -> list[np.ndarray | None]:
@@ -446,9 +472,11 @@ def surface_outlines(view: np.ndarray, grid: PitGrid, gap: float, cfgs: Sequence
         return [(vprof, ys[0] - ry, ys[-1] + ry, slope == "both", None),
                 (hprof, xs[0] - rx, xs[-1] + rx, slope in ("both", "ends"), None)]
 
+    hidden = covered_sides(grid, cfg)
+
     def pairs(c: GridConfig, across: list[_Axis]) -> list[tuple[float, float] | None]:
-        return [_edge_pair(prof, lo, hi, p, c, alike, past_slope=past, wood=wood)
-                for prof, lo, hi, past, wood in across]
+        return [_edge_pair(prof, lo, hi, p, c, alike, past_slope=past, wood=wood, covered=sides)
+                for (prof, lo, hi, past, wood), sides in zip(across, hidden, strict=True)]
 
     here = axes(view, cfg)
     unseen_rows, unseen_cols = (_sides_unseen(prof, lo, hi, p, cfg) for prof, lo, hi, _past, _wood in here)

@@ -616,3 +616,13 @@ def test_a_clear_board_on_busy_tiles_is_found_from_a_pit_scan_fit_a_little_under
     before = replace(DEFAULT, locate=replace(DEFAULT.locate, pit_scan_min_score=0.5))
     with pytest.raises(BoardNotFound):
         recognize(image, south=label["south_side"], cfg=before)
+
+
+def test_a_hand_over_one_end_does_not_pull_the_other_end_in() -> None:
+    # GridConfig.surface_covered_evidence (sample_images/hard/synth_1063_0017, `bao render
+    # --seed 1063`: a hand over the board's right end). The margins beyond the rims differed
+    # much (the right one ended at the fingers), so the left end took the weak step at the
+    # right's margin, its rims' bevel: the left corners 67 and 74 px in. The right end's
+    # column has pits hidden under the hand, so it takes the left's margin instead
+    got, _old = _in_place_now_not_before("synth_1063_0017", grid_changed(surface_covered_evidence=None), 18.0, 8.0)
+    assert "hand_over_board" in got.status

@@ -59,6 +59,47 @@ def test_opposite_margins_held_alike_take_the_top_face_edge_before_a_shadow() ->
     assert abs(lo - 19.0) < 0.6 and hi == 226.0
 
 
+def test_a_narrow_margin_beside_pits_under_a_hand_takes_the_other_sides_margin() -> None:
+    # GridConfig.surface_covered_evidence (synth_1063_0017: a hand over the board's right
+    # end). The left end's edge is at margin 30; on the right the hand's fingers step at
+    # margin 6, and the left side, much wider, took its weak step at margin 6 too (the
+    # rims' bevel): both ends wrong by 24 px. With the right end's pits hidden
+    # (``covered``), the right side takes the left's margin instead: a step there, else
+    # the margin itself
+    from dataclasses import replace
+
+    from vision.surface import _edge_pair
+
+    gc = DEFAULT.grid
+    prof = _profile({22: 1.0, 46: 0.25, 206: 0.8})
+    lo, hi = _edge_pair(prof, 52.0, 200.0, 40.0, gc)
+    assert abs(lo - 46.0) < 0.6 and hi == 206.0  # (held alike the usual way)
+    assert _edge_pair(prof, 52.0, 200.0, 40.0, gc, covered=(False, True)) == (22.0, 230.0)
+    stepped = _profile({22: 1.0, 46: 0.25, 206: 0.8, 232: 0.2})
+    assert _edge_pair(stepped, 52.0, 200.0, 40.0, gc, covered=(False, True)) == (22.0, 232.0)
+    # the wider side covered, or both, or the rule off: held alike the usual way
+    for covered, c in (((True, False), gc), ((True, True), gc), ((False, True), replace(gc, surface_symmetry=None))):
+        got = _edge_pair(prof, 52.0, 200.0, 40.0, c, covered=covered)
+        assert got == _edge_pair(prof, 52.0, 200.0, 40.0, c)
+
+
+def test_covered_sides_are_those_with_two_outer_pits_showing_no_rim() -> None:
+    from dataclasses import replace
+
+    from vision.surface import covered_sides
+
+    gc = DEFAULT.grid
+    ev = np.ones((4, 8))
+    grid = PitGrid(np.zeros((4, 8, 2)), (40.0, 40.0), np.ones((4, 8)), 1.0, (12.0, 12.0), 1.0, 32, evidence=ev)
+    assert covered_sides(grid, gc) == ((False, False), (False, False))
+    ev[1, 7] = ev[2, 7] = 0.05  # a hand over the right end column's middle pits
+    ev[0, 3] = 0.0  # one heap in the top row: one pit is not a hand
+    assert covered_sides(grid, gc) == ((False, False), (False, True))
+    ev[0, 4] = 0.1
+    assert covered_sides(grid, gc) == ((True, False), (False, True))
+    assert covered_sides(grid, replace(gc, surface_covered_evidence=None)) == ((False, False), (False, False))
+    assert covered_sides(replace(grid, evidence=None), gc) == ((False, False), (False, False))
+
 def test_a_board_end_is_searched_past_the_slope_of_the_pits_own_rims() -> None:
     # GridConfig.edge_past_rim_slope (synth_487_0002, synth_569_0029: the ends taken at the
     # outer pits' rims, 44-78 px off): rims at 52 and 200 (pitch 40). A bevel carries the
