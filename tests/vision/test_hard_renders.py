@@ -606,16 +606,20 @@ def test_a_clear_board_on_busy_tiles_is_found_from_a_pit_scan_fit_a_little_under
     # --seed 1063`: a walnut board seen from straight above in two-coloured lamp light, on
     # tiles). The bowls' rims are soft and half lit, the tiles' joints and the beans' edges
     # lift the view's mean gradient, and the pit scan's fit on the board scored 0.487: under
-    # the 0.5 a scan fit needed, and no outline held a lattice, so no board was found
+    # the 0.5 a scan fit needed, and no outline held a lattice, so no board was found.
+    # (The search's last step, the scan on larger copies, is called alone: the whole
+    # search takes ~13 s on this photo, every earlier step failing)
     from dataclasses import replace
 
+    from vision.locate import _small_board
+
     image, label = hard_sample("synth_1063_0001")
-    got = recognize(image, south=label["south_side"])
-    assert corner_errors(got, label).max() < 12.0
-    assert np.median(pit_offsets(got.pit_centers_px, label)) < 5.0
+    found = _small_board(image, DEFAULT)
+    assert found is not None and 0.45 <= found.score < 0.5
+    err = min(np.abs(np.roll(np.asarray(found.corners), k, axis=0) - label["corners_px"]).max() for k in range(4))
+    assert err < 12.0
     before = replace(DEFAULT, locate=replace(DEFAULT.locate, pit_scan_min_score=0.5))
-    with pytest.raises(BoardNotFound):
-        recognize(image, south=label["south_side"], cfg=before)
+    assert _small_board(image, before) is None
 
 
 def test_a_hand_over_one_end_does_not_pull_the_other_end_in() -> None:
