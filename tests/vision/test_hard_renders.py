@@ -593,12 +593,12 @@ def test_a_board_end_split_between_two_view_pixels_is_no_arm_over_the_end_column
     # is the board's end: the lattice is moved onto the pits (the corners at the arm's end
     # stay off: the arm hides the board's far end)
     image, label = hard_sample("synth_1061_0008")
-    got = recognize(image, south=label["south_side"])
-    off = pit_offsets(got.pit_centers_px, label)
-    assert np.median(off) < 5.0 and off.max() < 12.0
-    assert "hand_over_board" in got.status
-    old = recognize(image, south=label["south_side"], cfg=grid_changed(covered_end_edge_px=1, covered_end_edge_max=4.0))
-    assert np.median(pit_offsets(old.pit_centers_px, label)) > 40.0  # a column off (pitch ~ 80 px)
+    now, before = (recognize(image, south=label["south_side"], cfg=cfg)
+                   for cfg in (DEFAULT, grid_changed(covered_end_edge_px=1, covered_end_edge_max=4.0)))
+    assert "hand_over_board" in now.status
+    off_now, off_before = (pit_offsets(r.pit_centers_px, label) for r in (now, before))
+    assert np.median(off_now) < 5.0 and off_now.max() < 12.0
+    assert np.median(off_before) > 40.0  # a column off (pitch ~ 80 px)
 
 
 def test_a_clear_board_on_busy_tiles_is_found_from_a_pit_scan_fit_a_little_under_half() -> None:
