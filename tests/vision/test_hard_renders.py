@@ -272,7 +272,7 @@ def test_a_near_black_board_in_dim_light_is_found_on_a_brightened_copy() -> None
     assert is_dark(image, DEFAULT.locate)
     found = _brightened_search(image, DEFAULT)
     assert found is not None and found.method.endswith("+brightened")
-    err = min(np.abs(np.roll(np.asarray(found.corners), k, axis=0) - label["corners_px"]).max() for k in range(4))
+    err = corner_error(np.asarray(found.corners), np.asarray(label["corners_px"]))
     assert err < 12.0
     off = replace(DEFAULT, locate=replace(DEFAULT.locate, dark_retry_gamma=1.0))
     assert _brightened_search(image, off) is None
@@ -616,7 +616,7 @@ def test_a_clear_board_on_busy_tiles_is_found_from_a_pit_scan_fit_a_little_under
     image, label = hard_sample("synth_1063_0001")
     found = _small_board(image, DEFAULT)
     assert found is not None and 0.45 <= found.score < 0.5
-    err = min(np.abs(np.roll(np.asarray(found.corners), k, axis=0) - label["corners_px"]).max() for k in range(4))
+    err = corner_error(np.asarray(found.corners), np.asarray(label["corners_px"]))
     assert err < 12.0
     before = replace(DEFAULT, locate=replace(DEFAULT.locate, pit_scan_min_score=0.5))
     assert _small_board(image, before) is None
