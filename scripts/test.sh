@@ -14,4 +14,5 @@ if ! command -v chromium >/dev/null 2>&1; then
 fi
 python3 -c "import playwright" 2>/dev/null || python3 -m pip install --quiet playwright \
     || echo "test.sh: could not install playwright; the browser test will be skipped" >&2
-python3 -m pytest -q "$@"
+# One pytest worker per core (pytest-xdist): the vision tests are CPU-bound.
+python3 -m pytest -q -n auto "$@"
