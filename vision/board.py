@@ -94,18 +94,62 @@ def _lattice_view(image: np.ndarray, hlat: np.ndarray, cfg: GridConfig, gap: flo
     return cv2.warpPerspective(image, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE), m
 
 
+def _normalised(pts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Points (..., N, 2) moved to their centroid and scaled to a mean distance of sqrt(2)
+    from it (Hartley): (the points, the centroids (..., 2), the scales (...))."""
+    c = pts.mean(axis=-2)
+    s = np.sqrt(2.0) / np.maximum(np.linalg.norm(pts - c[..., None, :], axis=-1).mean(axis=-1), 1e-12)
+    return (pts - c[..., None, :]) * s[..., None, None], c, s
+
+
+def batched_homographies(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """The least-squares homographies (G, 3, 3) taking each of ``src`` (G, N, 2) to ``dst``
+    (N, 2), all at once: the normalised direct linear transform (the null vector of the
+    stacked equations, from the 9 x 9 normal matrices), without ``cv2.findHomography``'s
+    final refinement of the reprojection error. N >= 4."""
+    g = len(src)
+    ps, cs, ss = _normalised(np.asarray(src, np.float64))
+    pd, cd, sd = _normalised(np.asarray(dst, np.float64))
+    x, y = ps[..., 0], ps[..., 1]
+    u, v = np.broadcast_to(pd[:, 0], x.shape), np.broadcast_to(pd[:, 1], x.shape)
+    one, zero = np.ones_like(x), np.zeros_like(x)
+    a = np.concatenate([np.stack([-x, -y, -one, zero, zero, zero, u * x, u * y, u], -1),
+                        np.stack([zero, zero, zero, -x, -y, -one, v * x, v * y, v], -1)], axis=1)
+    _w, vec = np.linalg.eigh(np.swapaxes(a, 1, 2) @ a)
+    hn = vec[:, :, 0].reshape(g, 3, 3)  # (the eigenvector of the smallest eigenvalue)
+    t_src = np.zeros((g, 3, 3))
+    t_src[:, 0, 0] = t_src[:, 1, 1] = ss
+    t_src[:, :2, 2] = -ss[:, None] * cs
+    t_src[:, 2, 2] = 1.0
+    t_dst_inv = np.array([[1.0 / sd, 0.0, cd[0]], [0.0, 1.0 / sd, cd[1]], [0.0, 0.0, 1.0]])
+    return t_dst_inv @ hn @ t_src
+
+
 def _gap_fit(dst: np.ndarray, keep: np.ndarray, steps: tuple[float, ...]) -> tuple[np.ndarray, float] | None:
     """The middle gap (of ``steps``) whose lattice fits the points ``dst`` (image px, of
     the lattice points ``keep``) best, and its homography; None if none fits.
-    Coarse to fine: every third step, then the steps beside the best (the fit error
-    varies smoothly with the gap), 19 homography fits instead of 41. (With the
-    inliers on three rows the gap is left open: every step fits alike and float
-    noise picks one, here as in an exhaustive search.)"""
+
+    Every step's homography is fitted at once (:func:`batched_homographies`), then the
+    step that fits best so and the two either side of it are fitted by
+    ``cv2.findHomography`` (least squares refined on the reprojection error), and the
+    best of those by mean reprojection error is taken (the fit error varies smoothly
+    with the gap). Until the sixty-fifth session every third step was fitted by OpenCV,
+    then the steps beside the best: 19 calls, ~2.6 ms a search against ~1.6 ms; over
+    1470 searches of 40 photos both chose the same step every time.
+
+    With the kept points on fewer than four rows the gap is left open (two or three
+    rows fit every gap alike: a homography's perspective takes up the gap) and float
+    noise picks one: then every third step is fitted by OpenCV first, as before, so
+    that the noise picks the same one (the hard renders' tests were made on that pick)."""
+    dst = np.asarray(dst, np.float64).reshape(-1, 2)
+    if len(dst) < 4 or not steps:
+        return None
+    src = np.stack([_lattice_points(s)[keep] for s in steps])
     cache: dict[int, tuple[float, np.ndarray | None]] = {}
 
-    def err(i: int) -> float:
+    def err_cv(i: int) -> float:
         if i not in cache:
-            sg = _lattice_points(steps[i])[keep].reshape(-1, 1, 2)
+            sg = src[i].reshape(-1, 1, 2)
             h_g, _ = cv2.findHomography(sg, dst, 0)
             e = np.inf if h_g is None else float(np.mean(np.linalg.norm(
                 cv2.perspectiveTransform(sg, h_g).reshape(-1, 2) - dst, axis=1)))
@@ -113,9 +157,18 @@ def _gap_fit(dst: np.ndarray, keep: np.ndarray, steps: tuple[float, ...]) -> tup
         return cache[i][0]
 
     n = len(steps)
-    coarse = list(range(0, n, 3)) + ([n - 1] if (n - 1) % 3 else [])
-    best = min(coarse, key=lambda i: (err(i), i))
-    best = min((i for i in range(best - 2, best + 3) if 0 <= i < n), key=lambda i: (err(i), i))
+    if len(np.unique(np.flatnonzero(keep) // 8)) < 4:
+        # every gap fits alike (to float noise): the steps searched as before the batched
+        # fits, so that noise picks the same one
+        coarse = list(range(0, n, 3)) + ([n - 1] if (n - 1) % 3 else [])
+        first = min(coarse, key=lambda i: (err_cv(i), i))
+    else:
+        h = batched_homographies(src, dst)
+        ph = np.concatenate([src, np.ones((*src.shape[:2], 1))], axis=-1) @ np.swapaxes(h, 1, 2)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            err = np.linalg.norm(ph[..., :2] / ph[..., 2:] - dst, axis=-1).mean(axis=-1)
+        first = int(np.argmin(np.where(np.isfinite(err), err, np.inf)))
+    best = min((i for i in range(first - 2, first + 3) if 0 <= i < n), key=lambda i: (err_cv(i), i))
     e, h_best = cache[best]
     if h_best is None or not np.isfinite(e):
         return None
