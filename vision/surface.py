@@ -36,7 +36,8 @@ def _subpixel(prof: np.ndarray, k: int) -> float:
 
 def _innermost_peak(prof: np.ndarray, strength: float, inner: np.ndarray | None = None,
                     valley: float = 0.25, rim_reach: int = 0, rim_level: float = np.inf,
-                    rim_bumps: int = 1, rim_dip: float = 0.5) -> float | None:
+                    rim_bumps: int = 1, rim_dip: float = 0.5, double_reach: int = 0,
+                    double_dip: float = 0.0) -> float | None:
     """Index (sub-px) of the first local peak of ``prof`` reaching ``strength`` x its max.
 
     ``inner``: the profile from just before index 0 in to the pits' rims. When it rises
@@ -90,6 +91,13 @@ def _innermost_peak(prof: np.ndarray, strength: float, inner: np.ndarray | None 
     k = start + int(strong[0])
     while k + 1 < len(prof) and prof[k + 1] >= prof[k]:  # climb to the local peak
         k += 1
+    if double_reach > 0:
+        # a higher peak just beyond, with no deep valley between: the same edge's outer line
+        # (a bevel's inner line, then the edge itself)
+        seg = prof[k : min(k + double_reach + 1, len(prof))]
+        j = int(np.argmax(seg))
+        if j > 0 and seg[j] > prof[k] and float(seg[: j + 1].min()) >= double_dip * float(prof[k]):
+            k += j
     return _subpixel(prof, k)
 
 
@@ -146,12 +154,15 @@ def _edge_pair(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float,
         half = int(round(0.5 * p))
         own_lo = cfg.edge_rim_peak_ratio * float(prof[lo_end:lo_end + half].max(initial=0.0))
         own_hi = cfg.edge_rim_peak_ratio * float(prof[max(hi_start - half, 0):hi_start].max(initial=0.0))
+    double = int(round(cfg.edge_double_reach * p)) if cfg.edge_double_reach is not None else 0
     before = _innermost_peak(prof[:lo_end][::-1], cfg.edge_strength,
                              prof[lo_end:max(rim_lo, lo_end) + 1] if slope else None, rim_reach=reach,
-                             rim_level=own_lo, rim_bumps=cfg.edge_rim_peak_bumps, rim_dip=cfg.edge_rim_peak_dip)
+                             rim_level=own_lo, rim_bumps=cfg.edge_rim_peak_bumps, rim_dip=cfg.edge_rim_peak_dip,
+                             double_reach=double, double_dip=cfg.edge_double_dip)
     after = _innermost_peak(prof[hi_start:], cfg.edge_strength,
                             prof[min(rim_hi, hi_start - 1):hi_start][::-1] if slope else None, rim_reach=reach,
-                            rim_level=own_hi, rim_bumps=cfg.edge_rim_peak_bumps, rim_dip=cfg.edge_rim_peak_dip)
+                            rim_level=own_hi, rim_bumps=cfg.edge_rim_peak_bumps, rim_dip=cfg.edge_rim_peak_dip,
+                            double_reach=double, double_dip=cfg.edge_double_dip)
     if before is None or after is None:
         return None
     lo_edge, hi_edge = lo_end - 1 - before, hi_start + after

@@ -630,3 +630,16 @@ def test_a_hand_over_one_end_does_not_pull_the_other_end_in() -> None:
     # column has pits hidden under the hand, so it takes the left's margin instead
     got, _old = _in_place_now_not_before("synth_1063_0017", grid_changed(surface_covered_evidence=None), 18.0, 8.0)
     assert "hand_over_board" in got.status
+
+
+def test_an_edge_with_a_bevel_line_inside_it_leaves_the_other_side_in_place() -> None:
+    # GridConfig.edge_double_reach (sample_images/hard/synth_1071_0016, `bao render --seed
+    # 1071`: a pale board from above on a grey table, lit from the far side). Its far long
+    # side shows a bevel's line 3 px (lattice view) inside the edge; that inner line was
+    # taken, the two margins then looked unlike, and the near side was moved in onto the
+    # outer pits' rims: both near corners 25 px inside. Now the far side's outer line is taken
+    image, label = hard_sample("synth_1071_0016")
+    got = recognize(image, south=label["south_side"])
+    assert corner_errors(got, label).max() < 10.0
+    old = recognize(image, south=label["south_side"], cfg=grid_changed(edge_double_reach=None))
+    assert corner_errors(old, label).max() > 20.0

@@ -352,3 +352,20 @@ def test_the_wood_rule_moves_an_edge_only_inwards_past_a_whole_run_of_other_colo
     side = _profile({22: 1.0, 46: 0.12, 206: 0.3, 230: 1.0})
     assert _edge_pair(side, 52.0, 200.0, 40.0, gc, wood=one) == (46.0, 206.0)
     assert _edge_pair(bare, 52.0, 200.0, 40.0, gc, wood=one) == (22.0, 230.0)
+
+
+def test_an_edge_with_a_bevel_line_just_inside_it_is_taken_at_its_outer_line() -> None:
+    # GridConfig.edge_double_reach (synth_1071_0016: a pale board whose far long side shows
+    # a bevel's line 3 px inside the edge; the inner line was taken, the margins then looked
+    # unlike, and the near side was moved in onto the outer pits' rims, 25 px off)
+    from vision.surface import _innermost_peak
+
+    prof = np.array([2.0, 3, 4, 20, 64, 53, 55, 102, 60, 14, 5, 4, 3, 2])
+    assert _innermost_peak(prof, 0.5) == pytest.approx(4.0, abs=0.5)  # the bevel's line
+    assert _innermost_peak(prof, 0.5, double_reach=4, double_dip=0.3) == pytest.approx(7.0, abs=0.5)
+    # ... not past a deep valley (a step of its own: the table's edge, a shadow) ...
+    apart = prof.copy()
+    apart[5:7] = 10.0
+    assert _innermost_peak(apart, 0.5, double_reach=4, double_dip=0.3) == pytest.approx(4.0, abs=0.5)
+    # ... nor farther than the reach
+    assert _innermost_peak(prof, 0.5, double_reach=2, double_dip=0.3) == pytest.approx(4.0, abs=0.5)
