@@ -293,18 +293,6 @@ class GridConfig:
     min_inliers: int = 10  # pits agreeing with the lattice fit needed to trust it
     inlier_frac: float = 0.1  # RANSAC reprojection threshold / pitch
     edge_strength: float = 0.5  # surface edge: innermost step at least this x the strongest one
-    # ... or, in the outline reported (TopFace.outline, as edge_rim_peak_reach: the search's
-    # own fits and refits go on without it), a higher peak within this / pitch beyond it,
-    # the profile between staying over edge_double_dip x the first: the same edge's outer
-    # line (a bevel's line, then the edge itself). synth_1071_0016 (a pale board, a bevel
-    # line 3 px inside its far long side): the inner line was taken, the margins looked
-    # unlike, and the near side moved in onto the outer rims (16 -> 5 px). Over 508
-    # photos (12 render sets, the singles, hard samples, 136 webcam-spoilt copies): 68
-    # moved over 0.5 px, 54 closer; 10 closer by over 3 px (38 -> 5.6 twice, 16 -> 5,
-    # 8.5 -> 3.1, ...), 1 farther (5.6 -> 8.7); mean 7.01 -> 6.71 px (docs/vision.md,
-    # sixty-fifth session). None: off
-    edge_double_reach: float | None = 0.1
-    edge_double_dip: float = 0.3
     # ... searched from the foot of the pits' rims' outer slope when the edge profile still
     # falls away from the rims where the search begins, with no valley between
     # (vision.surface._innermost_peak): at the board's "ends", at "both" its ends and long
@@ -361,6 +349,19 @@ class GridConfig:
     edge_wood_move: float = 0.15
     edge_wood_snap: float = 0.1
     edge_wood_min: float = 0.1
+    # The innermost strong step (edge_strength) on any side gives way, in the outline
+    # reported (TopFace.outline, as with edge_rim_peak_reach: the search's own fits and
+    # refits go on without it), to a higher peak within edge_double_reach / pitch beyond
+    # it, the profile between staying over edge_double_dip x the first: the same edge's
+    # outer line (a bevel's line, then the edge itself). synth_1071_0016 (a pale board, a
+    # bevel line 3 px inside its far long side): the inner line was taken, the margins
+    # looked unlike, and the near side moved in onto the outer rims (16 -> 5 px). Over
+    # 508 photos (12 render sets, the singles, hard samples, 136 webcam-spoilt copies):
+    # 68 moved over 0.5 px, 54 closer; 10 closer by over 3 px (38 -> 5.6 twice, 16 -> 5,
+    # 8.5 -> 3.1, ...), 1 farther (5.6 -> 8.7); mean 7.01 -> 6.71 px (docs/vision.md,
+    # sixty-fifth session). None: off
+    edge_double_reach: float | None = 0.1
+    edge_double_dip: float = 0.3
     affine_to_peaks: bool = True  # move the comb lattice onto per-pit rim peaks (affine)
     own_peak_frac: float = 0.06  # a pit keeps its own rim peak within this / pitch of the fit
     occluded_rim_ratio: float = 0.7  # rim radial coherence below this x the median -> occluded

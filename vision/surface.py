@@ -58,7 +58,11 @@ def _innermost_peak(prof: np.ndarray, strength: float, inner: np.ndarray | None 
     other, are passed so, each peaking within ``rim_reach`` of index 0 and with no valley
     between it and the one before, the profile staying over ``rim_dip`` x the higher of
     the two (a bevel, then the rims' shadow or a second bevel beyond it:
-    ``GridConfig.edge_rim_peak_bumps``, ``edge_rim_peak_dip``)."""
+    ``GridConfig.edge_rim_peak_bumps``, ``edge_rim_peak_dip``).
+
+    ``double_reach`` > 0: the peak found gives way to a higher one within ``double_reach``
+    beyond it when the profile between stays over ``double_dip`` x the first (the same
+    edge's outer line: a bevel's line just inside the edge; ``GridConfig.edge_double_reach``)."""
     if len(prof) < 3 or prof.max() <= 0:
         return None
     top = strength * prof.max()
