@@ -46,13 +46,22 @@ def test_the_top_face_edges_are_not_taken_beyond_the_side_face_on_the_render_tha
     # 54 degrees, its near side face dark against a pale table): the innermost strong step
     # below the pits was the side face's lower edge, 30 lattice-view px beyond the rims
     # against 6 on the far side; held alike, the top face's own weaker edge is taken
-    image, label = hard_sample("synth_283_0035")
-    got = recognize(image, south=label["south_side"])
-    assert corner_errors(got, label).max() < 10.0
-    old = recognize(image, south=label["south_side"], cfg=grid_changed(surface_symmetry=None))
-    assert corner_errors(old, label).max() > 25.0
+    got, old = _outlined_now_not_before("synth_283_0035", grid_changed(surface_symmetry=None), 10.0, 25.0)
     # the pits are read from the lattice either way
     assert got.position == old.position
+
+
+def _outlined_now_not_before(name: str, before: VisionConfig, now_max: float,
+                             before_min: float) -> tuple[Recognition, Recognition]:
+    """Hard sample ``name`` outlined within ``now_max`` px of its corners, and with a corner
+    over ``before_min`` px off under ``before`` (the settings before the change that fixed
+    it). Returns the two readings."""
+    image, label = hard_sample(name)
+    got = recognize(image, south=label["south_side"])
+    assert corner_errors(got, label).max() < now_max
+    old = recognize(image, south=label["south_side"], cfg=before)
+    assert corner_errors(old, label).max() > before_min
+    return got, old
 
 
 def test_a_lattice_with_a_row_on_the_side_face_is_moved_onto_the_pits_on_the_render_that_showed_it() -> None:
@@ -638,8 +647,4 @@ def test_an_edge_with_a_bevel_line_inside_it_leaves_the_other_side_in_place() ->
     # side shows a bevel's line 3 px (lattice view) inside the edge; that inner line was
     # taken, the two margins then looked unlike, and the near side was moved in onto the
     # outer pits' rims: both near corners 25 px inside. Now the far side's outer line is taken
-    image, label = hard_sample("synth_1071_0016")
-    got = recognize(image, south=label["south_side"])
-    assert corner_errors(got, label).max() < 10.0
-    old = recognize(image, south=label["south_side"], cfg=grid_changed(edge_double_reach=None))
-    assert corner_errors(old, label).max() > 20.0
+    _outlined_now_not_before("synth_1071_0016", grid_changed(edge_double_reach=None), 10.0, 20.0)
