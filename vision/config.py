@@ -341,8 +341,12 @@ class GridConfig:
     # steps on both sides. Only inwards (the wood's side face, in light, continues its
     # colour past the top face's edge) and only on the long sides (at the ends a hand or
     # an end pit's heap stood for the edge of the wood). Only the reported outline, as
-    # edge_rim_peak_reach (docs/vision.md, fifty-seventh session). None: off
-    edge_wood_ratio: float | None = 6.0
+    # edge_rim_peak_reach (docs/vision.md, fifty-seventh session). None: off. 5 spreads,
+    # not 6 (sixty-sixth session): thick boards' lit front faces and shadows at 5.4
+    # spreads from the top were taken as wood, on 525 photos 9 outlines closer (63 -> 11,
+    # 40 -> 5 twice, 29 -> 2 px), 2 farther (1.4 -> 6, 6.9 -> 9.3: a band of shade along
+    # the margin taken for past the wood)
+    edge_wood_ratio: float | None = 5.0
     edge_wood_run: float = 0.35
     edge_wood_foot: float = 0.5
     edge_wood_floor: float = 3.0

@@ -382,7 +382,9 @@ def test_a_calibrated_frame_is_not_searched_at_other_row_pitches(monkeypatch) ->
     # frame's 90 lattice refits, 5.9 s). The calibration knows the rows: without that
     # search, the same pits and counts. (Calibrated and read under the settings before
     # GridConfig.edge_double_reach: with it the first frame's outline, so the profile's
-    # corners, differ a little, and the calibrated lattice scores over restart_below)
+    # corners, differ a little, and the calibrated lattice scores over restart_below; and
+    # at GridConfig.edge_wood_ratio 6, before the first frame's near side was taken at the
+    # top face's edge, not its front face's foot)
     import dataclasses
 
     import vision.board as board
@@ -396,7 +398,8 @@ def test_a_calibrated_frame_is_not_searched_at_other_row_pitches(monkeypatch) ->
         return respaced(*args, **kwargs)
 
     monkeypatch.setattr(board, "_respaced_rows", counted)
-    base = dataclasses.replace(DEFAULT, grid=dataclasses.replace(DEFAULT.grid, edge_double_reach=None))
+    base = dataclasses.replace(DEFAULT, grid=dataclasses.replace(DEFAULT.grid, edge_double_reach=None,
+                                                                 edge_wood_ratio=6.0))
     start, start_label = hard_sample("game_s179_frame_000")
     south = start_label["south_side"]
     image, label = hard_sample("game_s179_frame_019")

@@ -319,7 +319,7 @@ def test_a_long_side_is_held_to_where_the_wood_of_the_top_face_ends() -> None:
 
 def test_the_wood_rule_moves_an_edge_only_inwards_past_a_whole_run_of_other_colour() -> None:
     # vision.surface._edge_pair with a distance-from-the-wood profile (in the wood's
-    # spreads; edge_wood_ratio 6, a run of 0.35 pitch = 14 px). Rims at 52 and 200 (pitch
+    # spreads; edge_wood_ratio 5, a run of 0.35 pitch = 14 px). Rims at 52 and 200 (pitch
     # 40); strong steps (mortar) at margins 30 on either side, weak ones (the wood's
     # edges) at margins 6
     from dataclasses import replace
