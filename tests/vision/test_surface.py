@@ -352,6 +352,11 @@ def test_the_wood_rule_moves_an_edge_only_inwards_past_a_whole_run_of_other_colo
     side = _profile({22: 1.0, 46: 0.12, 206: 0.3, 230: 1.0})
     assert _edge_pair(side, 52.0, 200.0, 40.0, gc, wood=one) == (46.0, 206.0)
     assert _edge_pair(bare, 52.0, 200.0, 40.0, gc, wood=one) == (22.0, 230.0)
+    # a thick board's front face and its shadow, 5.4 spreads from the top face
+    # (synth_1069_0008): past the wood at 5 spreads; under 6, before, they were wood
+    near = np.where(wood > 0, 5.4, 0.0)
+    assert _edge_pair(prof, 52.0, 200.0, 40.0, gc, wood=near) == (46.0, 206.0)
+    assert _edge_pair(prof, 52.0, 200.0, 40.0, replace(gc, edge_wood_ratio=6.0), wood=near) == (22.0, 230.0)
 
 
 def test_an_edge_with_a_bevel_line_just_inside_it_is_taken_at_its_outer_line() -> None:
