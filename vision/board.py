@@ -728,6 +728,7 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
     # may start a fit again as an outline, and that search is kept as it was tuned)
     alike = score >= gc.surface_symmetry_min_score
     wider = (lambda wc: _lattice_view(image, hlat, wc, gap)[0]) if score > 0 else None
+    # the rules that move only the outline reported, off for the search's own edges
     search = replace(gc, edge_rim_peak_reach=None, edge_wood_ratio=None, edge_double_reach=None)
     # the pits' own centres and outer radius, for the counter's crops and the page's rings
     crop_centres, crop_radius = rim_centres(gx, gy, centres, radius, gc)
@@ -736,8 +737,7 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
             >= gc.edge_outer_rim:
         rims = replace(grid, radius=crop_radius)  # the edges searched beyond the rims' outer edge
     outline_edges = None
-    if (gc.edge_rim_peak_reach is not None or gc.edge_wood_ratio is not None
-            or gc.edge_double_reach is not None) and score > 0:
+    if search != gc and score > 0:  # (one of those rules on)
         edges, outline_edges = surface_outlines(lview, rims, gap, [search, gc], alike=alike, wider=wider)
         if outline_edges is None or edges is None or np.allclose(outline_edges, edges):
             outline_edges = None
