@@ -729,7 +729,8 @@ def fit_from_lattice(image: np.ndarray, hlat: np.ndarray, gap: float, cfg: Visio
     alike = score >= gc.surface_symmetry_min_score
     wider = (lambda wc: _lattice_view(image, hlat, wc, gap)[0]) if score > 0 else None
     # the rules that move only the outline reported, off for the search's own edges
-    search = replace(gc, edge_rim_peak_reach=None, edge_wood_ratio=None, edge_double_reach=None)
+    search = replace(gc, edge_rim_peak_reach=None, edge_wood_ratio=None, edge_double_reach=None,
+                     edge_wider_max=None)
     # the pits' own centres and outer radius, for the counter's crops and the page's rings
     crop_centres, crop_radius = rim_centres(gx, gy, centres, radius, gc)
     rims = grid

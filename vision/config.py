@@ -366,6 +366,19 @@ class GridConfig:
     # sixty-fifth session). None: off
     edge_double_reach: float | None = 0.1
     edge_double_dip: float = 0.3
+    # With margins held alike (surface_symmetry_min_score), a long side's margin beyond the
+    # rims still wider than the other's by more than edge_wider_max / pitch once steps at
+    # the narrower margin and the wood's end were looked for moves in to the narrower one.
+    # A thick board seen from low shows the face under its near side, and its shadow may
+    # fall beyond either long side: in shade, the top face's own colour with no step
+    # between them, the face's foot or the shadow's edge stepped instead (synth_1051_0002
+    # 26 -> 5 px). Over 538 photos (14 render sets, singles, hard samples, 136 webcam-spoilt
+    # copies): 5 outlines closer (23 -> 3, 26 -> 5, 19 -> 7, 15 -> 8, 13 -> 5 px), none
+    # farther; at 0.25, 3 more closer and 3 farther (9 -> 21 px); on the ends too, 2 farther
+    # (37 -> 67, 45 -> 70 px: ends' margins differ, a hand or a heap over an end). Only the
+    # reported outline, as edge_rim_peak_reach (docs/vision.md, sixty-seventh session).
+    # None: off
+    edge_wider_max: float | None = 0.35
     affine_to_peaks: bool = True  # move the comb lattice onto per-pit rim peaks (affine)
     own_peak_frac: float = 0.06  # a pit keeps its own rim peak within this / pitch of the fit
     occluded_rim_ratio: float = 0.7  # rim radial coherence below this x the median -> occluded

@@ -123,7 +123,7 @@ def _search_starts(inner_lo: float, inner_hi: float, p: float, cfg: GridConfig) 
 def _edge_pair(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float,
                cfg: GridConfig, alike: bool = True, past_slope: bool = False,
                wood: np.ndarray | None = None, covered: tuple[bool, bool] = (False, False),
-               ) -> tuple[float, float] | None:
+               hold: bool = False) -> tuple[float, float] | None:
     """The top face's two edges across one axis of the lattice view (positions along
     ``prof``), outside the pits' rims at ``inner_lo`` and ``inner_hi``; None if either
     side shows no step.
@@ -147,8 +147,20 @@ def _edge_pair(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float,
     there (:func:`_wood_edges`), and when one side alone moves, the other, if its margin
     is then wider by more than ``surface_pair_within`` x the pitch, takes a step at the
     moved one's margin where it has one. ``covered``: whether each side's outer pits lie
-    under something (:func:`covered_sides`; :func:`_alike_margins`).
+    under something (:func:`covered_sides`; :func:`_alike_margins`). ``hold`` (with
+    ``alike``; the long sides): a margin still much wider than the other's moves in to
+    it at last (:func:`_held_margins`).
     """
+    pair = _edge_choice(prof, inner_lo, inner_hi, p, cfg, alike, past_slope, wood, covered)
+    if pair is None or not (hold and alike and cfg.edge_wider_max is not None):
+        return pair
+    return _held_margins(*pair, inner_lo, inner_hi, p, cfg)
+
+
+def _edge_choice(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float, cfg: GridConfig,
+                 alike: bool, past_slope: bool, wood: np.ndarray | None,
+                 covered: tuple[bool, bool]) -> tuple[float, float] | None:
+    """:func:`_edge_pair` but for the last hold on the margins (``hold``)."""
     lo_end, hi_start = _search_starts(inner_lo, inner_hi, p, cfg)
     slope = past_slope and 0 < lo_end < len(prof) and 0 < hi_start < len(prof)
     rim_lo, rim_hi = int(round(inner_lo)), int(round(inner_hi))
@@ -187,6 +199,24 @@ def _edge_pair(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float,
             at = _mirrored(steps[0], inner_lo, m_hi, within)
             lo_wood = lo_wood if at is None else at
     return lo_wood, hi_wood
+
+
+def _held_margins(lo_edge: float, hi_edge: float, inner_lo: float, inner_hi: float, p: float,
+                  cfg: GridConfig) -> tuple[float, float]:
+    """``lo_edge`` and ``hi_edge`` with the wider margin beyond the rims (at ``inner_lo``,
+    ``inner_hi``) moved in to the narrower one's when wider by more than
+    ``GridConfig.edge_wider_max`` x the pitch ``p``. What is left so wide once the steps
+    at the narrower margin (:func:`_alike_margins`) and the wood's end (:func:`_wood_edges`)
+    were looked for lies beyond the top face: a thick board's face below the near side,
+    or its shadow on the table, in shade the top face's own colour with no step between
+    them, the face's foot or the shadow's edge stepping instead."""
+    assert cfg.edge_wider_max is not None
+    m_lo, m_hi = inner_lo - lo_edge, hi_edge - inner_hi
+    if abs(m_hi - m_lo) <= cfg.edge_wider_max * p:
+        return lo_edge, hi_edge
+    if m_hi > m_lo:
+        return lo_edge, inner_hi + m_lo
+    return inner_lo - m_hi, hi_edge
 
 
 def _side_steps(prof: np.ndarray, inner_lo: float, inner_hi: float, p: float, cfg: GridConfig,
@@ -490,8 +520,8 @@ def surface_outlines(view: np.ndarray, grid: PitGrid, gap: float, cfgs: Sequence
     hidden = covered_sides(grid, cfg)
 
     def pairs(c: GridConfig, across: list[_Axis]) -> list[tuple[float, float] | None]:
-        return [_edge_pair(prof, lo, hi, p, c, alike, past_slope=past, wood=wood, covered=sides)
-                for (prof, lo, hi, past, wood), sides in zip(across, hidden, strict=True)]
+        return [_edge_pair(prof, lo, hi, p, c, alike, past_slope=past, wood=wood, covered=sides, hold=hold)
+                for (prof, lo, hi, past, wood), sides, hold in zip(across, hidden, (True, False), strict=True)]
 
     here = axes(view, cfg)
     unseen_rows, unseen_cols = (_sides_unseen(prof, lo, hi, p, cfg) for prof, lo, hi, _past, _wood in here)

@@ -48,7 +48,8 @@ def test_the_top_face_edges_are_not_taken_beyond_the_side_face_on_the_render_tha
     # against 6 on the far side; held alike, the top face's own weaker edge is taken.
     # (GridConfig.edge_wood_ratio at 5, later, finds the face's colour past the wood and
     # takes the same edges without the symmetry: before, at 6, it did not)
-    got, old = _outlined_now_not_before("synth_283_0035", grid_changed(surface_symmetry=None, edge_wood_ratio=6.0),
+    got, old = _outlined_now_not_before("synth_283_0035", grid_changed(surface_symmetry=None, edge_wood_ratio=6.0,
+                                                                         edge_wider_max=None),
                                         10.0, 25.0)
     # the pits are read from the lattice either way
     assert got.position == old.position
@@ -482,7 +483,8 @@ def test_a_board_whose_halves_lie_a_row_apart_is_not_read_with_a_row_between_the
     # later still, lets the pit scan start from the four rows: off too, as it was then)
     from dataclasses import replace
 
-    before = grid_changed(halves_apart_gaps=(), edge_wood_ratio=None)
+    # (GridConfig.edge_wider_max, later again, holds the lattice's outline: off too)
+    before = grid_changed(halves_apart_gaps=(), edge_wood_ratio=None, edge_wider_max=None)
     before = replace(before, locate=replace(before.locate, pit_scan_halves_apart=False))
     got, old = _in_place_now_not_before("synth_889_0034", before, 6.0, 8.0, pits_only=True)
     assert not hard_sample("synth_889_0034")[1]["hand_over_board"]
@@ -514,7 +516,8 @@ def test_a_long_side_beyond_the_wood_of_the_top_face_is_held_to_where_the_wood_e
     # face's edge (two corners 67 px off). sample_images/singles/synth_1_0013: the long
     # sides were taken at the mortar lines of a brick floor beyond them, margins alike
     # (all four corners 45-49 px off). The top face's colour ends at its edges
-    _in_place_now_not_before("synth_797_0001", grid_changed(edge_wood_ratio=None), 14.0, 8.0)
+    # (edge_wider_max, later, holds the old outline's margins: off for the settings before)
+    _in_place_now_not_before("synth_797_0001", grid_changed(edge_wood_ratio=None, edge_wider_max=None), 14.0, 8.0)
     image = cv2.imread(str(SINGLES / "synth_1_0013.jpg"))
     label = json.loads((SINGLES / "synth_1_0013.json").read_text())
     assert corner_errors(recognize(image, south=label["south_side"]), label).max() < 10.0
@@ -661,3 +664,12 @@ def test_a_thick_board_seen_from_low_is_outlined_at_its_top_face_not_its_front_f
     # them past the wood; the margins held alike took the face's foot and the shadow's
     # edge, both sides 25-35 px out. Now the top face's own edges are taken
     _outlined_now_not_before("synth_1069_0008", grid_changed(edge_wood_ratio=6.0), 8.0, 20.0)
+
+
+def test_a_thick_boards_front_face_in_shade_is_left_out_of_its_outline() -> None:
+    # GridConfig.edge_wider_max 0.35 (sample_images/hard/synth_1051_0002, `bao render --seed
+    # 1051 --elevation 45 60`: a thick board seen from 45 degrees, its front face in shade,
+    # the top face's own colour, no step between them). The near long side was outlined at
+    # the face's foot on the table, its margin 0.6 pitch wider than the far side's: both
+    # near corners 46-50 px off. Now it takes the far side's margin
+    _outlined_now_not_before("synth_1051_0002", grid_changed(edge_wider_max=None), 10.0, 40.0)

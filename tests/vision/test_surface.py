@@ -359,6 +359,35 @@ def test_the_wood_rule_moves_an_edge_only_inwards_past_a_whole_run_of_other_colo
     assert _edge_pair(prof, 52.0, 200.0, 40.0, replace(gc, edge_wood_ratio=6.0), wood=near) == (22.0, 230.0)
 
 
+def test_a_long_side_still_far_wider_than_the_other_moves_in_to_its_margin() -> None:
+    # GridConfig.edge_wider_max (synth_1051_0002: a thick board seen from 45 degrees, its
+    # front face in shade the top's own colour; synth_1077_0011: a near-black board's
+    # shadow on bricks). Rims at 52 and 200 (pitch 40): the far side's edge at margin 6,
+    # the near side's only step at margin 30 (the face's foot, the shadow's edge), none at
+    # margin 6 beyond it and no pair of steps alike: the margins held alike keep 6 and 30.
+    # More than 0.35 pitch (14 px) wider, the wide side takes the narrow one's margin
+    from dataclasses import replace
+
+    from vision.surface import _edge_pair
+
+    gc = replace(DEFAULT.grid, edge_wider_max=0.35)
+    prof = _profile({46: 1.0, 230: 1.0})
+    assert _edge_pair(prof, 52.0, 200.0, 40.0, replace(gc, edge_wider_max=None), hold=True) == (46.0, 230.0)
+    assert _edge_pair(prof, 52.0, 200.0, 40.0, gc, hold=True) == (46.0, 206.0)
+    # the same with the sides swapped
+    swapped = _profile({22: 1.0, 206: 1.0})
+    assert _edge_pair(swapped, 52.0, 200.0, 40.0, gc, hold=True) == (46.0, 206.0)
+    # not on an axis not held (the ends), nor for a lattice too weak to hold
+    # its margins alike
+    assert _edge_pair(prof, 52.0, 200.0, 40.0, gc) == (46.0, 230.0)
+    assert _edge_pair(prof, 52.0, 200.0, 40.0, gc, alike=False, hold=True) == (46.0, 230.0)
+    # margins 12 and 24 (0.3 pitch apart, margins a board may show seen at a slant): kept
+    near = _profile({40: 1.0, 224: 1.0})
+    assert _edge_pair(near, 52.0, 200.0, 40.0, gc, hold=True) == (40.0, 224.0)
+    # margins 12 and 30 (0.45 pitch apart): the wide one to 12
+    assert _edge_pair(_profile({40: 1.0, 230: 1.0}), 52.0, 200.0, 40.0, gc, hold=True) == (40.0, 212.0)
+
+
 def test_an_edge_with_a_bevel_line_just_inside_it_is_taken_at_its_outer_line() -> None:
     # GridConfig.edge_double_reach (synth_1071_0016: a pale board whose far long side shows
     # a bevel's line 3 px inside the edge; the inner line was taken, the margins then looked
