@@ -121,6 +121,10 @@ class LocateConfig:
     pit_scan: bool = True  # pits found over the whole image, no outline needed (first: pit_scan_early)
     pit_scan_long_side_px: int = 480
     pit_scan_stride: int = 2  # rim evidence every this many px
+    # the scan's maps (rim evidence, dark discs) of its radii made on two threads, half the
+    # radii each, when this is 2 and OpenCV has more than one thread (vision.pit_scan._shared):
+    # the same maps; 1: in turn
+    pit_scan_threads: int = 2
     pit_scan_radii_px: tuple[int, ...] = (4, 6, 8, 11, 15, 20)  # pit radii tried (at that scale)
     pit_scan_min_evidence: float = 1.0  # a pit candidate's rim evidence / mean gradient, at least
     pit_scan_rel_evidence: float = 0.45  # ... and this x the median of the 24 strongest

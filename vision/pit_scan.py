@@ -38,7 +38,12 @@ Points are OpenCV ``(x, y)``; lattice coordinates are ``(col, row)``.
 
 from __future__ import annotations
 
+import os
+import threading
 from collections import deque
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
 
 import cv2
 import numpy as np
@@ -54,6 +59,53 @@ def _small(image: np.ndarray, cfg: LocateConfig) -> tuple[np.ndarray, float]:
     return cv2.resize(image, (int(round(w * s)), int(round(h * s))), interpolation=cv2.INTER_AREA), s
 
 
+T = TypeVar("T")
+R = TypeVar("R")
+_POOL: ThreadPoolExecutor | None = None  # the one thread that shares the maps' radii (made on first use)
+_POOL_LOCK = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor:
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bao-pit-scan")
+        return _POOL
+
+
+def _forget_pool() -> None:
+    """(In a forked child: the parent's thread stays with the parent; a new one is made.)"""
+    global _POOL
+    _POOL = None
+
+
+os.register_at_fork(after_in_child=_forget_pool)
+
+
+def _shared(fn: Callable[[T], R], items: Sequence[T], costs: Sequence[float], cfg: LocateConfig) -> list[R]:
+    """``[fn(item) for item in items]``, with ``LocateConfig.pit_scan_threads`` 2 (and OpenCV
+    on more than one thread: ``cv2.getNumThreads``) made on two threads: the items split
+    in two of about equal cost (``costs``, biggest first to the lighter half), one half
+    on a helper thread while the caller makes the other. Each map is made by the same
+    calls either way (OpenCV and numpy release the GIL for most of them): the results
+    are the same to the bit."""
+    if min(cfg.pit_scan_threads, cv2.getNumThreads()) <= 1 or len(items) < 2:
+        return [fn(item) for item in items]
+    halves: tuple[list[int], list[int]] = ([], [])
+    load = [0.0, 0.0]
+    for i in sorted(range(len(items)), key=lambda k: -costs[k]):
+        side = int(load[1] < load[0])
+        halves[side].append(i)
+        load[side] += costs[i]
+    later = _pool().submit(lambda: [fn(items[i]) for i in halves[1]])
+    out: list[R | None] = [None] * len(items)
+    for i in halves[0]:
+        out[i] = fn(items[i])
+    for i, made in zip(halves[1], later.result(), strict=True):
+        out[i] = made
+    return out  # type: ignore[return-value]
+
+
 def _steps(cfg: LocateConfig) -> list[tuple[int, int]]:
     """(pit radius, grid step about r / 3 px) of each radius scanned."""
     return [(r, max(cfg.pit_scan_stride, int(round(r / 3)))) for r in cfg.pit_scan_radii_px]
@@ -67,7 +119,9 @@ def _rim_maps(image: np.ndarray, cfg: LocateConfig, log_offset: float,
     gx, gy = gradients(small, log_offset)
     norm = max(float(cv2.magnitude(gx, gy).mean()), 1.0)
     circles = [(float(r), st) for r, st in _steps(cfg)]
-    maps = rim_evidence_grid(gx, gy, circles, sectors=8)
+    # (each circle's cost: its grid's size; the radius 4 and 6 grids hold two thirds)
+    maps = _shared(lambda c: rim_evidence_grid(gx, gy, [c], sectors=8)[0], circles,
+                   [1.0 / (st * st) for _, st in circles], cfg)
     return [(r, st, ev / norm) for (r, st), ev in zip(circles, maps, strict=True)], s
 
 
@@ -82,8 +136,10 @@ def _blob_maps(image: np.ndarray, cfg: LocateConfig, log_offset: float,
     as many."""
     small, s = _small(image, cfg)
     logi = log_intensity(small, log_offset)
-    out = []
-    for r, st in _steps(cfg):
+    steps = _steps(cfg)
+
+    def one(step: tuple[int, int]) -> np.ndarray:
+        r, st = step
         k = int(6 * r) | 1
         mean = cv2.blur(logi, (k, k))
         sd = np.sqrt(np.maximum(cv2.blur(logi * logi, (k, k)) - mean * mean, 1.0))
@@ -94,8 +150,11 @@ def _blob_maps(image: np.ndarray, cfg: LocateConfig, log_offset: float,
         ring = ((d >= 1.3 * r) & (d <= 1.8 * r)).astype(np.float32)
         ev = (cv2.filter2D(dark, -1, disc / disc.sum(), borderType=cv2.BORDER_REFLECT)
               - cv2.filter2D(dark, -1, ring / ring.sum(), borderType=cv2.BORDER_REFLECT))
-        out.append((float(r), st, ev[::st, ::st] / cfg.pit_scan_blob_share))
-    return out, s
+        return ev[::st, ::st] / cfg.pit_scan_blob_share
+
+    # (each radius's cost: its kernels' size)
+    maps = _shared(one, steps, [float(r * r) for r, _ in steps], cfg)
+    return [(float(r), st, ev) for (r, st), ev in zip(steps, maps, strict=True)], s
 
 
 def _ring(coord: dict[tuple[int, int], int], a0: int, b0: int, along_u: bool, rows: int = 4) -> int:

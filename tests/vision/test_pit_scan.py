@@ -323,3 +323,50 @@ def test_a_window_with_a_void_row_and_the_fourth_row_beside_it_is_a_board_with_i
     # of at most half a row, the halves a row apart fit no gap of 0.8 rows or more
     assert _window_lattice(pts, keys, np.array([step, 0.0]), np.array([0.0, step]), 1.0, cfg,
                            gap_steps=(0.0, 0.25, 0.5)) is None
+
+
+@pytest.mark.parametrize("maps", ["_rim_maps", "_blob_maps"])
+def test_the_scan_maps_made_on_two_threads_are_the_maps_made_in_turn(maps: str) -> None:
+    import dataclasses
+
+    import cv2
+
+    from vision import pit_scan
+
+    scene = draw_scene(START_COUNTS, default_corners((960, 540), 20.0, 0.15, 0.7), size=(960, 540), seed=7)
+    make = getattr(pit_scan, maps)
+    in_turn, _ = make(scene.image, dataclasses.replace(DEFAULT.locate, pit_scan_threads=1), 1.0)
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(2)  # (a machine with one core: the split is still made and checked)
+    try:
+        shared, _ = make(scene.image, dataclasses.replace(DEFAULT.locate, pit_scan_threads=2), 1.0)
+    finally:
+        cv2.setNumThreads(threads)
+    assert [(r, st) for r, st, _ in shared] == [(r, st) for r, st, _ in in_turn] == [
+        (float(r), st) for r, st in pit_scan._steps(DEFAULT.locate)]
+    for (_, _, a), (_, _, b) in zip(shared, in_turn, strict=True):
+        assert a.shape == b.shape and np.array_equal(a, b)
+
+
+def test_work_shared_between_two_threads_keeps_each_items_place_and_splits_by_cost() -> None:
+    import threading
+
+    import cv2
+
+    from vision import pit_scan
+
+    seen: dict[int, str] = {}
+
+    def square(x: int) -> int:
+        seen[x] = threading.current_thread().name
+        return x * x
+
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(2)
+    try:
+        out = pit_scan._shared(square, [1, 2, 3, 4, 5], [8.0, 1.0, 1.0, 1.0, 1.0], DEFAULT.locate)
+    finally:
+        cv2.setNumThreads(threads)
+    assert out == [1, 4, 9, 16, 25]
+    # the costly first item alone on one thread, the four cheap ones on the other
+    assert len({seen[2], seen[3], seen[4], seen[5]}) == 1 and seen[1] != seen[2]
