@@ -673,3 +673,33 @@ def test_a_thick_boards_front_face_in_shade_is_left_out_of_its_outline() -> None
     # the face's foot on the table, its margin 0.6 pitch wider than the far side's: both
     # near corners 46-50 px off. Now it takes the far side's margin
     _outlined_now_not_before("synth_1051_0002", grid_changed(edge_wider_max=None), 10.0, 40.0)
+
+
+def test_a_fair_dark_disc_fit_ends_the_search_before_the_outlines_on_the_render_that_showed_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # LocateConfig.blobs_early 0.7 (sample_images/hard/synth_503_0008: a hand reaching in over
+    # the near edge, pits whose rims show too little for the rim scan): the dark-disc scan
+    # fits the board at 0.76. At 1.0 the outlines were fitted first (3-7 s), and the search
+    # still ended on this same board; now no outline is made
+    import dataclasses
+
+    import vision.locate
+    from samples import corner_error
+
+    image, label = hard_sample("synth_503_0008")
+    made: list[int] = []
+    outlines = vision.locate.outline_candidates
+
+    def counted(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        made.append(1)
+        return outlines(*args, **kwargs)
+
+    monkeypatch.setattr(vision.locate, "outline_candidates", counted)
+    found = vision.locate.locate_board(image)
+    assert found.method == "pit_scan_blobs" and 0.7 <= found.score < 1.0
+    assert corner_error(found.corners, np.array(label["corners_px"])) < 12.0
+    assert not made
+    before = dataclasses.replace(DEFAULT, locate=dataclasses.replace(DEFAULT.locate, blobs_early=1.0))
+    again = vision.locate.locate_board(image, before)
+    assert made  # the outlines were made, and fitted
+    assert corner_error(again.corners, np.array(label["corners_px"])) < 12.0
