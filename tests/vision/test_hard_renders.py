@@ -684,7 +684,6 @@ def test_a_fair_dark_disc_fit_ends_the_search_before_the_outlines_on_the_render_
     import dataclasses
 
     import vision.locate
-    from samples import corner_error
 
     image, label = hard_sample("synth_503_0008")
     made: list[int] = []
