@@ -212,10 +212,11 @@ class LocateConfig:
     pit_scan_blobs: bool = True  # last resort (no clear fit, no rim lattice): scan again with dark discs for candidates
     # the rims gave no lattice: the dark-disc scan runs before the outlines, and a fit scoring
     # this ends the search (0: last only). 1.0 until the sixty-eighth session: of 183 photos
-    # (of 740, 117 of them bare tables) whose search reached this scan, the 15 with a fit of
-    # 0.6-1.0 all ended on the same board (2 px closer to -2 px farther), after 1.3-17 s of
-    # outlines (brick floors, spoilt photos); now 1.3-4.3 s. No bare table's fit reached 0.45;
-    # at 0.58 an outline fitted better (synth_1083_0012: 5 px, the dark discs' 20)
+    # (of 739, 94 of them bare tables) whose search reached this scan, the 15 with a fit of
+    # 0.6-1.0 all ended on the same board either way (corners within 2 px), the 13 of 0.7 or
+    # more after 2.5-17 s of outlines (brick floors, spoilt photos), now 1.3-4.3 s. No bare
+    # table's fit reached 0.45; at 0.58 an outline fitted better (synth_1083_0012: 5 px, the
+    # dark discs' 20)
     blobs_early: float = 0.7
     pit_scan_blob_share: float = 0.25  # a dark disc's darker share over its ring's, counted as evidence 1
     # nothing found at all: the pit scan again on copies with these long sides (px), in
