@@ -33,6 +33,9 @@ one side, but most of each is darker than the wood around it. A pavement's
 pattern may then outnumber the pits, so each seed (60 of them) is grown with
 the step of its own nearest candidates rather than the image's dominant one.
 
+The maps of the radii are made half on a helper thread when OpenCV may use two
+(``LocateConfig.pit_scan_threads``, :func:`_shared`): the same maps, sooner.
+
 Points are OpenCV ``(x, y)``; lattice coordinates are ``(col, row)``.
 """
 
