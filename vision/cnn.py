@@ -23,15 +23,16 @@ for a stale one.
 from __future__ import annotations
 
 import functools
-import os
 import threading
 import warnings
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor, wait
+from concurrent.futures import wait
 from pathlib import Path
 
 import cv2
 import numpy as np
+
+from vision.threads import LazyPool
 
 INPUT = 64
 N_COUNTS = 41  # counts 0..40 (vision.count.MAX_COUNT)
@@ -150,26 +151,8 @@ DNN_BATCH = 4
 #: 68.4 -> 59.8 ms (medians), and the whole reading of 96 photos 3.6 ms less (the median
 #: of the paired differences; ``benchmarks/results/vision_ab_s61_dnn_copies.json``).
 DNN_COPIES = 2
-_DNN_POOL: ThreadPoolExecutor | None = None
-_DNN_POOL_LOCK = threading.Lock()
-
-
-def _dnn_pool() -> ThreadPoolExecutor:
-    """The threads that run the further copies of the network (made on first use)."""
-    global _DNN_POOL
-    with _DNN_POOL_LOCK:
-        if _DNN_POOL is None:
-            _DNN_POOL = ThreadPoolExecutor(max_workers=max(DNN_COPIES - 1, 1), thread_name_prefix="bao-counter")
-        return _DNN_POOL
-
-
-def _forget_dnn_pool() -> None:
-    """(In a forked child: the parent's threads stay with the parent; a new pool is made.)"""
-    global _DNN_POOL
-    _DNN_POOL = None
-
-
-os.register_at_fork(after_in_child=_forget_dnn_pool)
+#: the threads that run the further copies of the network (made on first use)
+_DNN_POOL = LazyPool(max(DNN_COPIES - 1, 1), "bao-counter")
 
 
 def _read_onnx(onnx: Path) -> cv2.dnn.Net:
@@ -262,7 +245,7 @@ class CountNet:
             def share(k: int) -> list[np.ndarray]:  # net k: batches k, k + len(nets), ...
                 return [self._opencv_logits(nets[k], x[s:s + DNN_BATCH]) for s in starts[k::len(nets)]]
 
-            others = [_dnn_pool().submit(share, k) for k in range(1, len(nets))]
+            others = [_DNN_POOL.get().submit(share, k) for k in range(1, len(nets))]
             try:
                 mine = share(0)
             finally:  # (the other copies done before the lock is let go, even on an error)

@@ -42,7 +42,6 @@ Debug: ``python -m vision.locate IMG --debug OUT.png``.
 from __future__ import annotations
 
 import argparse
-import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -63,6 +62,7 @@ from vision.outlines import (
     unkeyed,
 )
 from vision.rectify import long_axis_first, squash
+from vision.threads import LazyPool
 
 
 @dataclass
@@ -76,28 +76,14 @@ class BoardQuad:
 
 T = TypeVar("T")
 HELPER_THREADS = 2  # the helper pool's threads (this machine's two cores)
-_POOL: ThreadPoolExecutor | None = None
-_POOL_LOCK = threading.Lock()
+_HELPERS = LazyPool(HELPER_THREADS, "bao-helper")
 
 
 def helper_pool() -> ThreadPoolExecutor:
     """The board search's helper threads (``HELPER_THREADS``), made on first use: the
     outline ranking started ahead (``LocateConfig.background``) and the refits made side
     by side (:func:`vision.board._fitted`)."""
-    global _POOL
-    with _POOL_LOCK:
-        if _POOL is None:
-            _POOL = ThreadPoolExecutor(max_workers=HELPER_THREADS, thread_name_prefix="bao-helper")
-        return _POOL
-
-
-def _forget_pool() -> None:
-    """(In a forked child: the parent's pool threads stay with the parent; a new pool is made.)"""
-    global _POOL
-    _POOL = None
-
-
-os.register_at_fork(after_in_child=_forget_pool)
+    return _HELPERS.get()
 
 
 class _Later(Generic[T]):

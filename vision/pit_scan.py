@@ -41,11 +41,8 @@ Points are OpenCV ``(x, y)``; lattice coordinates are ``(col, row)``.
 
 from __future__ import annotations
 
-import os
-import threading
 from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 import cv2
@@ -53,6 +50,7 @@ import numpy as np
 
 from vision.config import DEFAULT, LocateConfig
 from vision.rims import gradients, log_intensity, rim_evidence_grid
+from vision.threads import LazyPool
 
 
 def _small(image: np.ndarray, cfg: LocateConfig) -> tuple[np.ndarray, float]:
@@ -64,25 +62,7 @@ def _small(image: np.ndarray, cfg: LocateConfig) -> tuple[np.ndarray, float]:
 
 T = TypeVar("T")
 R = TypeVar("R")
-_POOL: ThreadPoolExecutor | None = None  # the one thread that shares the maps' radii (made on first use)
-_POOL_LOCK = threading.Lock()
-
-
-def _pool() -> ThreadPoolExecutor:
-    global _POOL
-    with _POOL_LOCK:
-        if _POOL is None:
-            _POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bao-pit-scan")
-        return _POOL
-
-
-def _forget_pool() -> None:
-    """(In a forked child: the parent's thread stays with the parent; a new one is made.)"""
-    global _POOL
-    _POOL = None
-
-
-os.register_at_fork(after_in_child=_forget_pool)
+_POOL = LazyPool(1, "bao-pit-scan")  # the one thread that shares the maps' radii
 
 
 def _shared(fn: Callable[[T], R], items: Sequence[T], costs: Sequence[float], cfg: LocateConfig) -> list[R]:
@@ -100,7 +80,7 @@ def _shared(fn: Callable[[T], R], items: Sequence[T], costs: Sequence[float], cf
         side = int(load[1] < load[0])
         halves[side].append(i)
         load[side] += costs[i]
-    later = _pool().submit(lambda: [fn(items[i]) for i in halves[1]])
+    later = _POOL.get().submit(lambda: [fn(items[i]) for i in halves[1]])
     out: list[R | None] = [None] * len(items)
     for i in halves[0]:
         out[i] = fn(items[i])
