@@ -35,6 +35,7 @@ from engine.branches import (
 from engine.observation import HOLES, Observation, board_vector
 from engine.referee import RefereeConfig, Verdict, apply_moves, disputed_pits, infer_move
 from vision.decode import status_pits
+from vision.errors import BoardNotFound
 from vision.motion import MotionConfig, SettleDetector, pit_changes, pit_spacing
 from webui.board_image import DEFAULT_ASPECT, rectified_pits, rectify
 from webui.sources import Frame, FrameSource, read_frame
@@ -346,6 +347,8 @@ class LiveReferee(VerdictMixin):
             if accepted is not None:
                 profile = self._calibrate_on_view(image, south, accepted)
             try:
+                if isinstance(profile, BoardNotFound):
+                    raise profile  # the reader's search is the one that failed: not run twice
                 recognition = self.recognize(image, south=south, profile=profile)
             except VisionError as exc:
                 with self.lock:
@@ -549,13 +552,21 @@ class LiveReferee(VerdictMixin):
         the start: a game reopened after a restart, or begun from a given position, is read
         with its camera's pits as well (over 8 rendered games, the frames after move 8 read
         with a profile made on move 8: 87 of 2048 pits wrong, as with one made on the start,
-        against 113 without; docs/vision.md, forty-sixth session)."""
+        against 113 without; docs/vision.md, forty-sixth session).
+
+        Returns the profile, None when the view cannot teach the look (read without a
+        profile), or the :class:`BoardNotFound` of the board search when no board was found
+        and the reader is the vision pipeline's own: its search without a profile is the
+        same search, seconds on a view with no board, and would only fail again."""
         from calibration import calibrate_from_position, position_counts
+        from vision import pipeline
 
         try:
             profile = calibrate_from_position(image, south, position_counts(accepted))
+        except BoardNotFound as exc:
+            return exc if self.recognize is pipeline.recognize else None
         except ValueError:
-            return None  # no board found yet, or a position that cannot teach: read without a profile
+            return None  # a position that cannot teach, or no board: read without a profile
         with self.lock:
             self.profile = profile
             self.detector.set_board(profile.corners_px)
