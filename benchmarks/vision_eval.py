@@ -20,7 +20,9 @@ Prints the summary and writes ``benchmarks/results/vision_eval_<TAG>.json``
 Pits hidden by a hand (label ``occluded_pits``) are left out of the per-pit
 figures; images with a hand are left out of whole-board accuracy and counted
 for the hand status instead (all of them, and apart those whose hand hides a pit:
-a hand over no pit changes no count).
+a hand over no pit changes no count). Per count bucket: the share read exactly, the
+share whose true count lies in the distribution's 90 % interval (the shortest run of
+counts around the mode holding 90 % of it) and that interval's mean width.
 """
 
 from __future__ import annotations
@@ -204,6 +206,8 @@ def main(argv: list[str] | None = None) -> int:
     pit_conf: list[float] = []  # the reading's confidence of each scored pit
     pit_hidden: list[int] = []  # seeds the camera cannot see in each scored pit (-1: not known)
     pit_least: list[float] = []  # the share in view of each scored pit's least visible seed
+    pit_inside: list[bool] = []  # each scored pit's true count in its 90 % interval?
+    pit_width: list[int] = []  # ... and that interval's width, in counts
     boards_all_flagged = 0  # clean boards whose every misread pit is listed as uncertain
     timings: dict[str, list[float]] = {s: [] for s in (*STAGES, "total")}
     found = boards_exact = boards_scored = 0
@@ -272,8 +276,10 @@ def main(argv: list[str] | None = None) -> int:
             if truth[n] != pred[n]:
                 wrong.append(f"{n}:{truth[n]}->{pred[n]}")
                 unflagged += float(conf[n]) >= cfg.decode.uncertain_below
+            lo, hi = interval90(probs[n])
+            pit_inside.append(lo <= truth[n] <= hi)
+            pit_width.append(hi - lo + 1)
             if truth[n] >= 16:
-                lo, hi = interval90(probs[n])
                 wide.append(lo <= truth[n] <= hi)
         flagged_hand = "hand_over_board" in rec.status
         blurred_flagged += "image_blurred" in rec.status
@@ -300,12 +306,18 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.geometry_only:  # counts were not read: no per-pit or whole-board figures
         pit_true, pit_pred, wide, boards_scored, pit_conf, pit_hidden, pit_least = [], [], [], 0, [], [], []
+        pit_inside, pit_width = [], []
     t, p = np.array(pit_true, int), np.array(pit_pred, int)
+    inside, width = np.array(pit_inside, bool), np.array(pit_width, float)
     by_bucket = {}
     for name, lo, hi in BUCKETS:
         m = (t >= lo) & (t <= hi)
+        # is the distribution honest where it is not exact? the share of pits whose true
+        # count lies in the shortest run of counts holding 90 % of it, and that run's width
         by_bucket[name] = {"pits": int(m.sum()),
-                           "exact": round(float((p[m] == t[m]).mean()), 4) if m.any() else None}
+                           "exact": round(float((p[m] == t[m]).mean()), 4) if m.any() else None,
+                           "in_90pct_interval": round(float(inside[m].mean()), 4) if m.any() else None,
+                           "interval_width_mean": round(float(width[m].mean()), 2) if m.any() else None}
     small = t <= 8
     c = np.array(pit_conf, float)
     ok = p == t

@@ -149,6 +149,16 @@ def test_confidence_bands_add_up_to_the_pits_scored(tmp_path: Path) -> None:
     summary = json.loads((out / "vision_eval_c.json").read_text())
     conf = summary["confidence"]
     assert sum(b["pits"] for b in conf["bands"]) == summary["pits_scored"] == 32
+    # each count bucket: how often its true counts lie in the 90 % interval, and how wide
+    # that is (the start position: pits of 0, 2 and 6 seeds)
+    buckets = summary["per_pit_by_bucket"]
+    assert sum(b["pits"] for b in buckets.values()) == 32
+    assert [name for name, b in buckets.items() if b["pits"]] == ["0", "1-3", "4-8"]
+    for b in buckets.values():
+        if b["pits"]:
+            assert 0 <= b["in_90pct_interval"] <= 1 and b["interval_width_mean"] >= 1
+        else:
+            assert b["in_90pct_interval"] is None and b["interval_width_mean"] is None
     for band in conf["bands"]:
         if band["pits"]:
             lo, hi = (float(v) for v in band["confidence"].split("-"))
