@@ -202,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     tag = args.name or f"{folder.name}_{args.split}"
     warm_up(cfg)  # the process's one-time set-up, not the first image's time
 
-    rows, pit_true, pit_pred, wide = [], [], [], []
+    rows, pit_true, pit_pred = [], [], []
     pit_conf: list[float] = []  # the reading's confidence of each scored pit
     pit_hidden: list[int] = []  # seeds the camera cannot see in each scored pit (-1: not known)
     pit_least: list[float] = []  # the share in view of each scored pit's least visible seed
@@ -279,8 +279,6 @@ def main(argv: list[str] | None = None) -> int:
             lo, hi = interval90(probs[n])
             pit_inside.append(lo <= truth[n] <= hi)
             pit_width.append(hi - lo + 1)
-            if truth[n] >= 16:
-                wide.append(lo <= truth[n] <= hi)
         flagged_hand = "hand_over_board" in rec.status
         blurred_flagged += "image_blurred" in rec.status
         if has_hand:
@@ -305,10 +303,11 @@ def main(argv: list[str] | None = None) -> int:
         })
 
     if args.geometry_only:  # counts were not read: no per-pit or whole-board figures
-        pit_true, pit_pred, wide, boards_scored, pit_conf, pit_hidden, pit_least = [], [], [], 0, [], [], []
+        pit_true, pit_pred, boards_scored, pit_conf, pit_hidden, pit_least = [], [], 0, [], [], []
         pit_inside, pit_width = [], []
     t, p = np.array(pit_true, int), np.array(pit_pred, int)
     inside, width = np.array(pit_inside, bool), np.array(pit_width, float)
+    wide = inside[t >= 16]  # heaps of 16+: the true count in the 90 % interval?
     by_bucket = {}
     for name, lo, hi in BUCKETS:
         m = (t >= lo) & (t <= hi)
@@ -360,7 +359,7 @@ def main(argv: list[str] | None = None) -> int:
         "mae": round(float(np.abs(p - t).mean()), 4) if len(t) else None,
         "whole_board_exact": round(boards_exact / boards_scored, 4) if boards_scored else None,
         "boards_scored": boards_scored,
-        "pits_16plus_in_90pct_interval": round(float(np.mean(wide)), 4) if wide else None,
+        "pits_16plus_in_90pct_interval": round(float(np.mean(wide)), 4) if len(wide) else None,
         "pits_16plus": len(wide),
         "confidence": confidence,
         "hidden_seeds": hidden_seed_figures(t, p, np.array(pit_hidden, int), np.array(pit_least, float)),
