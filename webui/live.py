@@ -344,11 +344,9 @@ class LiveReferee(VerdictMixin):
                     # there is none; the next move's view is as good a view to calibrate on)
                     self._calibration_tried = (self.game_id, self.ply)
                     accepted = self.position.to_json()
-            if accepted is not None:
-                profile = self._calibrate_on_view(image, south, accepted)
             try:
-                if isinstance(profile, BoardNotFound):
-                    raise profile  # the reader's search is the one that failed: not run twice
+                if accepted is not None:
+                    profile = self._calibrate_on_view(image, south, accepted)
                 recognition = self.recognize(image, south=south, profile=profile)
             except VisionError as exc:
                 with self.lock:
@@ -554,8 +552,8 @@ class LiveReferee(VerdictMixin):
         with a profile made on move 8: 87 of 2048 pits wrong, as with one made on the start,
         against 113 without; docs/vision.md, forty-sixth session).
 
-        Returns the profile, None when the view cannot teach the look (read without a
-        profile), or the :class:`BoardNotFound` of the board search when no board was found
+        Returns the profile, or None when the view cannot teach the look (read without a
+        profile). Raises the board search's :class:`BoardNotFound` when no board was found
         and the reader is the vision pipeline's own: its search without a profile is the
         same search, seconds on a view with no board, and would only fail again."""
         from calibration import calibrate_from_position, position_counts
@@ -563,8 +561,10 @@ class LiveReferee(VerdictMixin):
 
         try:
             profile = calibrate_from_position(image, south, position_counts(accepted))
-        except BoardNotFound as exc:
-            return exc if self.recognize is pipeline.recognize else None
+        except BoardNotFound:
+            if self.recognize is pipeline.recognize:
+                raise
+            return None
         except ValueError:
             return None  # a position that cannot teach, or no board: read without a profile
         with self.lock:
