@@ -43,10 +43,7 @@ def game_folder(tmp_path, recognizer):
 
 def test_demo_replays_the_game_and_logs_every_move(make_app, game_folder) -> None:
     folder, moves = game_folder
-    # no calibration: the scripted frames are colour codes, a board search on each would
-    # only make the replay's time depend on the search's speed
-    app = make_app(SOURCE=f"demo:{folder}", DEMO_REALTIME=False, DEMO_CALIBRATE=False,
-                   AUTO_CALIBRATE=False)
+    app = make_app(SOURCE=f"demo:{folder}", DEMO_REALTIME=False, DEMO_CALIBRATE=False)
     live = app.extensions["bao_live"]
     deadline = time.monotonic() + 120
     while live.source_info.get("running") and time.monotonic() < deadline:
@@ -65,7 +62,7 @@ def test_a_broken_still_does_not_stop_the_page_reading_a_folder(make_app, game_f
     # is no image among them is passed over, the stills after it still refereed
     folder, moves = game_folder
     (folder / "frame_004b.png").write_bytes(b"\x89PNG broken")
-    app = make_app(SOURCE=str(folder), AUTO_CALIBRATE=False)
+    app = make_app(SOURCE=str(folder))
     live = app.extensions["bao_live"]
     deadline = time.monotonic() + 120
     while live.source_info.get("running") and time.monotonic() < deadline:
