@@ -69,6 +69,52 @@ BUCKETS = COUNT_BUCKETS
 STAGES = ("locate", "rectify", "grid", "count", "decode")
 #: bands of the share in view of a pit's least visible seed (:func:`vision.count_data.least_seen`)
 LEAST_SEEN_BANDS = ((0.0, 0.2), (0.2, 0.35), (0.35, 0.5), (0.5, 1.01))
+#: bands of the camera's elevation in degrees (90: straight down) for :func:`look_of`
+ELEVATION_BANDS = ((0.0, 60.0), (60.0, 75.0), (75.0, 90.01))
+
+
+def look_of(label: dict) -> dict[str, str]:
+    """What a render's label says its photo looks like (``bao render``'s ``render``
+    record): the wood, the seeds, the table and the light by kind, and the camera's
+    elevation by band (:data:`ELEVATION_BANDS`). Only what the label records: {} for a
+    photo or another generator's label without it."""
+    render = label.get("render")
+    if not isinstance(render, dict):
+        return {}
+    look = {}
+    for aspect, key in (("wood", "wood"), ("seeds", "seeds"), ("table", "table"), ("light", "light")):
+        kind = render.get(key, {}).get("kind") if isinstance(render.get(key), dict) else None
+        if kind:
+            look[aspect] = str(kind)
+    camera = render.get("camera")
+    elevation = camera.get("elevation") if isinstance(camera, dict) else None
+    if isinstance(elevation, (int, float)):
+        for lo, hi in ELEVATION_BANDS:
+            if lo <= elevation < hi:
+                look["elevation"] = f"{lo:.0f}-{min(hi, 90.0):.0f}"
+    return look
+
+
+def look_figures(looks: list[dict[str, str]], t: np.ndarray, p: np.ndarray,
+                 photo: np.ndarray) -> dict:
+    """Per-pit exact by look: for each aspect of :func:`look_of` (wood, seeds, table, light,
+    elevation) and each kind of it, the photos and pits scored and their per-pit exact,
+    overall and for pits of 0-8 seeds. ``looks``: one per scored photo; ``photo``: each
+    scored pit's index into ``looks``. Which looks read worst, so that a change can be
+    aimed at them and checked on them."""
+    out: dict = {}
+    aspects = sorted({a for look in looks for a in look})
+    for aspect in aspects:
+        kinds: dict = {}
+        for kind in sorted({look[aspect] for look in looks if aspect in look}):
+            mine = np.array([look.get(aspect) == kind for look in looks], bool)
+            m = mine[photo] if len(photo) else np.zeros(0, bool)
+            small = m & (t <= 8)
+            kinds[kind] = {"photos": int(mine.sum()), "pits": int(m.sum()),
+                           "exact": round(float((p[m] == t[m]).mean()), 4) if m.any() else None,
+                           "exact_0_8": round(float((p[small] == t[small]).mean()), 4) if small.any() else None}
+        out[aspect] = kinds
+    return out
 
 
 def interval90(p: list[float]) -> tuple[int, int]:
@@ -208,6 +254,8 @@ def main(argv: list[str] | None = None) -> int:
     pit_least: list[float] = []  # the share in view of each scored pit's least visible seed
     pit_inside: list[bool] = []  # each scored pit's true count in its 90 % interval?
     pit_width: list[int] = []  # ... and that interval's width, in counts
+    looks: list[dict[str, str]] = []  # each photo without a hand whose pits are scored: its look
+    pit_photo: list[int] = []  # ... and each scored pit's photo in it (-1: a photo with a hand)
     boards_all_flagged = 0  # clean boards whose every misread pit is listed as uncertain
     timings: dict[str, list[float]] = {s: [] for s in (*STAGES, "total")}
     found = boards_exact = boards_scored = 0
@@ -265,11 +313,14 @@ def main(argv: list[str] | None = None) -> int:
         conf = flatten(rec.confidence)
         wrong = []
         unflagged = 0
+        if not has_hand:
+            looks.append(look_of(label))
         for n in HOLES:
             if n in hidden:
                 continue
             pit_true.append(truth[n])
             pit_pred.append(pred[n])
+            pit_photo.append(-1 if has_hand else len(looks) - 1)
             pit_conf.append(float(conf[n]))
             pit_hidden.append(-1 if unseen is None else unseen[n])
             pit_least.append(1.0 if faintest is None else faintest[n])
@@ -304,8 +355,9 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.geometry_only:  # counts were not read: no per-pit or whole-board figures
         pit_true, pit_pred, boards_scored, pit_conf, pit_hidden, pit_least = [], [], 0, [], [], []
-        pit_inside, pit_width = [], []
+        pit_inside, pit_width, pit_photo = [], [], []
     t, p = np.array(pit_true, int), np.array(pit_pred, int)
+    photo = np.array(pit_photo, int)
     inside, width = np.array(pit_inside, bool), np.array(pit_width, float)
     wide = inside[t >= 16]  # heaps of 16+: the true count in the 90 % interval?
     by_bucket = {}
@@ -362,6 +414,8 @@ def main(argv: list[str] | None = None) -> int:
         "pits_16plus_in_90pct_interval": round(float(np.mean(wide)), 4) if len(wide) else None,
         "pits_16plus": len(wide),
         "confidence": confidence,
+        # photos without a hand, by what they look like (renders' labels only)
+        "by_look": look_figures(looks, t[photo >= 0], p[photo >= 0], photo[photo >= 0]),
         "hidden_seeds": hidden_seed_figures(t, p, np.array(pit_hidden, int), np.array(pit_least, float)),
         "hand_images": hand_imgs, "hand_flagged": hand_flagged,
         "hand_hiding_pits_images": hiding_imgs, "hand_hiding_pits_flagged": hiding_flagged,

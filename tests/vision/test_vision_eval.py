@@ -205,6 +205,37 @@ def test_hidden_seed_figures_split_the_misreads_by_what_the_camera_sees() -> Non
                      "0.50-1.00": {"pits_1_8": 1, "exact": 1.0}}
 
 
+def test_looks_name_what_a_render_label_records_and_nothing_else() -> None:
+    look_of = _load().look_of
+    label = {"render": {"wood": {"kind": "pale"}, "seeds": {"kind": "komwe"},
+                        "table": {"kind": "tiles"}, "light": {"kind": "coloured"},
+                        "camera": {"elevation": 66.7}}}
+    assert look_of(label) == {"wood": "pale", "seeds": "komwe", "table": "tiles",
+                              "light": "coloured", "elevation": "60-75"}
+    assert look_of({"render": {"camera": {"elevation": 90.0}}}) == {"elevation": "75-90"}
+    assert look_of({"render": {"camera": {"elevation": 45.0}, "wood": "pale"}}) == {"elevation": "0-60"}
+    assert look_of({"image": "frame_000.jpg"}) == {}  # a game frame's label: no render record
+    assert look_of({"render": "not a record"}) == {}
+
+
+def test_look_figures_score_each_kind_on_its_own_photos_pits() -> None:
+    import numpy as np
+
+    figures = _load().look_figures
+    looks = [{"wood": "pale", "light": "sun"}, {"wood": "dark", "light": "sun"}, {"wood": "pale"}]
+    # photo 0: pits 3 (read 3) and 9 (read 7); photo 1: 0 (0) and 5 (4); photo 2: 2 (2)
+    t = np.array([3, 9, 0, 5, 2])
+    p = np.array([3, 7, 0, 4, 2])
+    photo = np.array([0, 0, 1, 1, 2])
+    out = figures(looks, t, p, photo)
+    # pale: photos 0 and 2, 3 pits, 2 right (3 and 2), of 0-8 seeds both right
+    assert out["wood"]["pale"] == {"photos": 2, "pits": 3, "exact": round(2 / 3, 4), "exact_0_8": 1.0}
+    assert out["wood"]["dark"] == {"photos": 1, "pits": 2, "exact": 0.5, "exact_0_8": 0.5}
+    # the light is known for photos 0 and 1 only: photo 2's pit is in no light's figures
+    assert out["light"] == {"sun": {"photos": 2, "pits": 4, "exact": 0.5, "exact_0_8": round(2 / 3, 4)}}
+    assert figures([], np.zeros(0, int), np.zeros(0, int), np.zeros(0, int)) == {}
+
+
 def test_a_board_found_beside_the_labelled_one_is_not_in_place() -> None:
     check = _load().in_place
 
