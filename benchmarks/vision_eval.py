@@ -355,7 +355,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.geometry_only:  # counts were not read: no per-pit or whole-board figures
         pit_true, pit_pred, boards_scored, pit_conf, pit_hidden, pit_least = [], [], 0, [], [], []
-        pit_inside, pit_width, pit_photo = [], [], []
+        pit_inside, pit_width, pit_photo, looks = [], [], [], []
     t, p = np.array(pit_true, int), np.array(pit_pred, int)
     photo = np.array(pit_photo, int)
     inside, width = np.array(pit_inside, bool), np.array(pit_width, float)
