@@ -82,8 +82,9 @@ def look_of(label: dict) -> dict[str, str]:
     if not isinstance(render, dict):
         return {}
     look = {}
-    for aspect, key in (("wood", "wood"), ("seeds", "seeds"), ("table", "table"), ("light", "light")):
-        kind = render.get(key, {}).get("kind") if isinstance(render.get(key), dict) else None
+    for aspect in ("wood", "seeds", "table", "light"):
+        part = render.get(aspect)
+        kind = part.get("kind") if isinstance(part, dict) else None
         if kind:
             look[aspect] = str(kind)
     camera = render.get("camera")
